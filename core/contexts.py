@@ -1,0 +1,257 @@
+"""The typed contexts hooks receive, one class per point family.
+
+They are plain classes with ``__slots__`` because one is built for every model
+and tool call. Every context carries the shared fields (`payload`, `agent`,
+`agent_role`, `task`, `crew`, `flow`) plus `framework`, the adapter that fired
+it, and `metadata`, a dict for framework details (a LangChain tool_call_id,
+the kwargs of a model call) that have no portable name.
+
+On every framework `LLMCallHookContext.messages` is a list of OpenAI-style
+dicts (``role``, ``content``, and ``tool_calls`` / ``tool_call_id`` where
+present); adapters convert to and from their native message types.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+_UNSET: Any = object()
+
+
+class InterceptionContext:
+    """The fields every point shares."""
+
+    __slots__ = ("payload", "agent", "agent_role", "task", "crew", "flow", "framework", "metadata")
+
+    def __init__(
+        self,
+        payload: Any = None,
+        *,
+        agent: Any = None,
+        agent_role: str | None = None,
+        task: Any = None,
+        crew: Any = None,
+        flow: Any = None,
+        framework: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.payload = payload
+        self.agent = agent
+        self.agent_role = agent_role if agent_role is not None else _role_of(agent)
+        self.task = task
+        self.crew = crew
+        self.flow = flow
+        self.framework = framework
+        self.metadata = metadata if metadata is not None else {}
+
+    def __repr__(self) -> str:
+        fields = ", ".join(
+            f"{name}={getattr(self, name)!r}"
+            for name in _all_slots(type(self))
+            if name not in ("metadata",) and getattr(self, name, None) is not None
+        )
+        return f"{type(self).__name__}({fields})"
+
+    def request_human_input(
+        self, prompt: str, default_message: str = "Press Enter to continue, or provide feedback:"
+    ) -> str:
+        """Ask the person at the terminal; returns their stripped answer.
+
+        Adapters whose framework draws a live console may put a callable under
+        ``metadata["request_human_input"]`` to pause it around the question.
+        """
+        asker = self.metadata.get("request_human_input")
+        if asker is not None:
+            return str(asker(prompt, default_message)).strip()
+        print(prompt, file=sys.stderr)
+        print(default_message, file=sys.stderr)
+        return input().strip()
+
+
+class LLMCallHookContext(InterceptionContext):
+    """PRE_MODEL_CALL / POST_MODEL_CALL.
+
+    Mutate `messages` in place before the call; return a string after it to
+    replace `response`. `payload` is `messages` before the call and `response`
+    after it.
+    """
+
+    __slots__ = ("messages", "llm", "iterations", "response", "executor")
+
+    def __init__(
+        self,
+        messages: list[dict[str, Any]] | None = None,
+        *,
+        llm: Any = None,
+        iterations: int = 0,
+        response: str | None = None,
+        executor: Any = None,
+        agent: Any = None,
+        agent_role: str | None = None,
+        task: Any = None,
+        crew: Any = None,
+        flow: Any = None,
+        framework: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.messages = messages if messages is not None else []
+        self.llm = llm
+        self.iterations = iterations
+        self.response = response
+        self.executor = executor
+        super().__init__(
+            _UNSET,
+            agent=agent,
+            agent_role=agent_role,
+            task=task,
+            crew=crew,
+            flow=flow,
+            framework=framework,
+            metadata=metadata,
+        )
+
+    @property  # type: ignore[override]
+    def payload(self) -> Any:
+        return self.response if self.response is not None else self.messages
+
+    @payload.setter
+    def payload(self, value: Any) -> None:
+        if value is _UNSET:
+            return
+        if self.response is not None or isinstance(value, str):
+            self.response = value
+        elif isinstance(value, list):
+            self.messages[:] = value
+
+
+class ToolCallHookContext(InterceptionContext):
+    """PRE_TOOL_CALL / POST_TOOL_CALL.
+
+    Mutate `tool_input` in place before the call; return a string after it to
+    replace `tool_result`. `raw_tool_result` keeps what the tool really returned.
+    """
+
+    __slots__ = ("tool_name", "tool_input", "tool", "tool_result", "raw_tool_result", "tool_call_id")
+
+    def __init__(
+        self,
+        tool_name: str,
+        tool_input: dict[str, Any] | None = None,
+        tool: Any = None,
+        *,
+        tool_result: Any = None,
+        raw_tool_result: Any = None,
+        tool_call_id: str | None = None,
+        agent: Any = None,
+        agent_role: str | None = None,
+        task: Any = None,
+        crew: Any = None,
+        flow: Any = None,
+        framework: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.tool_name = tool_name
+        self.tool_input = tool_input if tool_input is not None else {}
+        self.tool = tool
+        self.tool_result = tool_result
+        self.raw_tool_result = raw_tool_result
+        self.tool_call_id = tool_call_id
+        super().__init__(
+            _UNSET,
+            agent=agent,
+            agent_role=agent_role,
+            task=task,
+            crew=crew,
+            flow=flow,
+            framework=framework,
+            metadata=metadata,
+        )
+
+    @property  # type: ignore[override]
+    def payload(self) -> Any:
+        return self.tool_result if self.tool_result is not None else self.tool_input
+
+    @payload.setter
+    def payload(self, value: Any) -> None:
+        if value is _UNSET:
+            return
+        if self.tool_result is not None:
+            self.tool_result = value
+        elif isinstance(value, dict):
+            if value is not self.tool_input:
+                self.tool_input.clear()
+                self.tool_input.update(value)
+
+
+class ExecutionStartContext(InterceptionContext):
+    """EXECUTION_START: `inputs` is the same dict as the original `payload`."""
+
+    __slots__ = ("inputs",)
+
+    def __init__(self, payload: Any = None, **fields: Any) -> None:
+        inputs = fields.pop("inputs", None)
+        super().__init__(payload, **fields)
+        self.inputs = inputs if inputs is not None else (payload if payload is not None else {})
+
+
+class InputContext(ExecutionStartContext):
+    """INPUT: the resolved inputs of the execution."""
+
+    __slots__ = ()
+
+
+class OutputContext(InterceptionContext):
+    """OUTPUT: the final result; replace it to change what the caller gets."""
+
+    __slots__ = ("output",)
+
+    def __init__(self, payload: Any = None, **fields: Any) -> None:
+        output = fields.pop("output", payload)
+        super().__init__(payload, **fields)
+        self.output = output
+
+
+class ExecutionEndContext(OutputContext):
+    """EXECUTION_END: fired once per execution, `status` "completed" or "failed"."""
+
+    __slots__ = ("status", "error")
+
+    def __init__(self, payload: Any = None, **fields: Any) -> None:
+        status = fields.pop("status", "completed")
+        error = fields.pop("error", None)
+        super().__init__(payload, **fields)
+        self.status = status
+        self.error = error
+
+
+class StepContext(InterceptionContext):
+    """PRE_STEP / POST_STEP: `kind` says what a step is on this framework."""
+
+    __slots__ = ("kind", "step_name", "output")
+
+    def __init__(self, payload: Any = None, **fields: Any) -> None:
+        kind = fields.pop("kind", None)
+        step_name = fields.pop("step_name", None)
+        output = fields.pop("output", None)
+        super().__init__(payload, **fields)
+        self.kind = kind
+        self.step_name = step_name
+        self.output = output
+
+
+def _role_of(agent: Any) -> str | None:
+    if agent is None:
+        return None
+    role = getattr(agent, "role", None)
+    if isinstance(role, str):
+        return role
+    name = getattr(agent, "name", None)
+    return name if isinstance(name, str) else None
+
+
+def _all_slots(cls: type) -> list[str]:
+    names: list[str] = []
+    for klass in reversed(cls.__mro__):
+        names.extend(getattr(klass, "__slots__", ()))
+    return names

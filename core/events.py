@@ -1,0 +1,67 @@
+"""Telemetry: one `HookDispatchedEvent` per dispatch that reached a hook.
+
+A tiny synchronous bus. Subscribers are called in the dispatching thread; an
+exception in a subscriber is logged and never reaches the framework.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict
+
+logger = logging.getLogger("hookport")
+
+Outcome = Literal["proceeded", "modified", "aborted"]
+
+
+class HookDispatchedEvent(BaseModel):
+    """What one dispatch did: which point, what came of it, how long it took."""
+
+    model_config = ConfigDict(frozen=True)
+
+    point: str
+    outcome: Outcome
+    hook_count: int
+    duration_ms: float
+    abort_reason: Optional[str] = None
+    abort_source: Optional[str] = None
+    framework: Optional[str] = None
+
+
+Subscriber = Callable[[HookDispatchedEvent], object]
+
+_lock = threading.Lock()
+subscribers: tuple[Subscriber, ...] = ()
+
+
+def subscribe(fn: Subscriber) -> Subscriber:
+    """Call `fn(event)` after every dispatch that reached a hook; usable as a decorator."""
+    global subscribers
+    if not callable(fn):
+        raise TypeError(f"a subscriber must be callable, got {type(fn).__name__}")
+    with _lock:
+        subscribers = (*subscribers, fn)
+    return fn
+
+
+def unsubscribe(fn: Subscriber) -> bool:
+    """Stop calling `fn`; returns whether it was subscribed."""
+    global subscribers
+    with _lock:
+        if fn not in subscribers:
+            return False
+        index = subscribers.index(fn)
+        subscribers = subscribers[:index] + subscribers[index + 1 :]
+        return True
+
+
+def emit(event: HookDispatchedEvent) -> None:
+    for fn in subscribers:
+        try:
+            fn(event)
+        except Exception:  # a telemetry sink must never break a run
+            logger.exception("hookport event subscriber %r failed", fn)

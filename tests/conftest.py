@@ -1,0 +1,22 @@
+"""Keep every test offline: framework telemetry and version checks off."""
+
+from __future__ import annotations
+
+import os
+
+for _name, _value in {
+    "CREWAI_DISABLE_TELEMETRY": "true",
+    "CREWAI_DISABLE_TRACKING": "true",
+    "CREWAI_TRACING_ENABLED": "false",
+    "CREWAI_DISABLE_VERSION_CHECK": "true",
+    "CREWAI_TESTING": "true",
+    "OTEL_SDK_DISABLED": "true",
+    "LANGCHAIN_TRACING_V2": "false",
+    "LANGSMITH_TRACING": "false",
+    "PRAISONAI_TELEMETRY_DISABLED": "true",
+    "PRAISONAI_DISABLE_TELEMETRY": "true",
+    "DO_NOT_TRACK": "true",
+    "ANONYMIZED_TELEMETRY": "false",
+    "OPENAI_API_KEY": "sk-offline-dummy",
+}.items():
+    os.environ.setdefault(_name, _value)

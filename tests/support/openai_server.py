@@ -1,0 +1,169 @@
+"""A scripted OpenAI-compatible server on 127.0.0.1, for frameworks that only speak HTTP.
+
+    with ScriptedOpenAIServer() as server:
+        server.script([Turn.call("add_numbers", a=2, b=3), Turn.final("5")])
+        client = OpenAI(base_url=server.base_url, api_key="sk-offline")
+
+It serves ``POST /v1/chat/completions`` (streaming and not, with
+``tool_calls``) and ``GET /v1/models``; every request body is recorded in
+`requests`. Answers come from the script in order; by default the answer is
+chosen by the number of assistant messages already in the conversation, so
+independent conversations (batch runs) each walk the whole script. A turn with
+``error`` answers HTTP 500. It binds a free port, stops with the block, and
+never touches any other address.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from tests.conformance.harness import Turn, number_tool_calls
+
+
+class ScriptedOpenAIServer:
+    def __init__(self, *, model: str = "scripted-model", by_conversation: bool = True) -> None:
+        self.model = model
+        self.by_conversation = by_conversation
+        self.requests: list[dict[str, Any]] = []
+        self._turns: list[Turn] = []
+        self._cursor = 0
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ---------------------------------------------------------------
+
+    def start(self) -> ScriptedOpenAIServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    self._json(200, {"object": "list", "data": [{"id": server.model, "object": "model"}]})
+                else:
+                    self._json(404, {"error": {"message": "not found"}})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._json(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                turn = server._answer_for(body)
+                if turn.error is not None:
+                    self._json(500, {"error": {"message": turn.error, "type": "server_error"}})
+                elif body.get("stream"):
+                    self._stream(turn, body)
+                else:
+                    self._json(200, server.completion(turn, body))
+
+            def _json(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, turn: Turn, body: dict[str, Any]) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for chunk in server.chunks(turn, body):
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+                self.close_connection = True
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="scripted-openai", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> ScriptedOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        assert self._httpd is not None, "server not started"
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    # -- script ----------------------------------------------------------------------
+
+    def script(self, turns: list[Turn]) -> None:
+        with self._lock:
+            self._turns = number_tool_calls(list(turns))
+            self._cursor = 0
+            self.requests.clear()
+
+    def _answer_for(self, body: dict[str, Any]) -> Turn:
+        with self._lock:
+            self.requests.append(body)
+            if self.by_conversation:
+                index = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
+            else:
+                index, self._cursor = self._cursor, self._cursor + 1
+            if not self._turns:
+                return Turn.final("(no script)")
+            return self._turns[min(index, len(self._turns) - 1)]
+
+    # -- response bodies -----------------------------------------------------------------
+
+    def completion(self, turn: Turn, body: dict[str, Any]) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": turn.text}
+        if turn.tool_calls:
+            message["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.args)}}
+                for c in turn.tool_calls
+            ]
+        return {
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", self.model),
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": "tool_calls" if turn.tool_calls else "stop"}
+            ],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        }
+
+    def chunks(self, turn: Turn, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        base = {"id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion.chunk",
+                "created": int(time.time()), "model": body.get("model", self.model)}
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+        yield chunk({"role": "assistant", "content": ""})
+        if turn.text:
+            words = turn.text.split(" ")
+            for i, word in enumerate(words):
+                yield chunk({"content": word if i == 0 else " " + word})
+        for index, call in enumerate(turn.tool_calls):
+            yield chunk({"tool_calls": [{"index": index, "id": call.id, "type": "function",
+                                         "function": {"name": call.name, "arguments": json.dumps(call.args)}}]})
+        yield chunk({}, "tool_calls" if turn.tool_calls else "stop")
