@@ -24,6 +24,9 @@ HARNESS_MODULES = {
     "praisonai": "tests.adapters.praisonai.harness",
 }
 
+FRAMEWORK_MODULES = {"langchain": "langchain_core", "crewai": "crewai", "praisonai": "praisonaiagents"}
+"""The top-level module of each framework (install-before-import checks it is not imported)."""
+
 
 def selected_harnesses() -> list[str]:
     chosen = os.environ.get("HOOKPORT_HARNESS")

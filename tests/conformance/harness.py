@@ -111,6 +111,18 @@ class Harness(abc.ABC):
         reports both (tool_runs and model_inputs of both, output of the first).
         """
 
+    @abc.abstractmethod
+    def refusal_text(self, tool: str, reason: str) -> str:
+        """A substring the model must see after `tool` was refused for `reason`,
+        in this framework's convention (CrewAI: ``Tool execution blocked by hook.
+        Tool: <name>``; PraisonAI: ``Execution of <name> was blocked by security
+        policy.``)."""
+
+    def replace_output(self, output: Any, text: str) -> Any:
+        """A replacement for the framework's final output (an OUTPUT hook's return)
+        whose answer text, as `RunResult.output` reads it, is `text`."""
+        return text
+
     def expected_model_calls(self, script: list[Turn]) -> int:
         """How many model calls a script makes when nothing is blocked (one per turn)."""
         return len(script)
