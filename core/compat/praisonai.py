@@ -30,7 +30,7 @@ from pydantic import BaseModel
 from hookport.contexts import ExecutionEndContext, InterceptionContext, LLMCallHookContext, ToolCallHookContext
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint, Point
-from hookport.registry import HookFn, make_entry, register_hook, scoped_hooks, unregister_hook
+from hookport.registry import HookFn, get_hooks, make_entry, register_hook, scoped_hooks, unregister_hook
 
 __all__ = [
     "EVENT_POINTS",
@@ -555,10 +555,20 @@ class HookRegistry:
         resolved = resolve_event(event)
         if not self.enabled:
             return []
+        self._forget_cleared()
         found = [d for d in self._hooks.values() if d.event is resolved]
         if target is not None:
             found = [d for d in found if d.matcher is None or _matcher(d.matcher)(target)]
         return found
+
+    def _forget_cleared(self) -> None:
+        """The default registry mirrors the engine: hooks cleared there (``clear_all_hooks``) are gone here."""
+        if not self._is_default:
+            return
+        with self._lock:
+            for hook_id, d in list(self._hooks.items()):
+                if d.engine_hook not in get_hooks(EVENT_POINTS[d.event]):
+                    del self._hooks[hook_id]
 
     def has_hooks(self, event: Union[str, HookEvent]) -> bool:
         return bool(self.get_hooks(event))
@@ -570,6 +580,7 @@ class HookRegistry:
                 self.unregister(definition.id)
 
     def list_hooks(self) -> dict[str, list[dict[str, Any]]]:
+        self._forget_cleared()
         listing: dict[str, list[dict[str, Any]]] = {}
         for d in self._hooks.values():
             listing.setdefault(d.event.value, []).append(
@@ -588,6 +599,7 @@ class HookRegistry:
             yield
 
     def __len__(self) -> int:
+        self._forget_cleared()
         return len(self._hooks)
 
     def __repr__(self) -> str:
