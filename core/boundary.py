@@ -117,6 +117,27 @@ class Execution:
             _current_execution.set(None)
 
 
+@contextmanager
+def entered(run: Execution | None) -> Iterator[None]:
+    """Make `run` the current execution for one block of work.
+
+    Generator wrappers re-enter their execution around each step of the inner
+    generator instead of keeping it set across a `yield` (a ContextVar set in
+    one step and reset in another fails when the consumer moves between tasks).
+    """
+    if run is None:
+        yield
+        return
+    token = _current_execution.set(run)
+    try:
+        yield
+    finally:
+        try:
+            _current_execution.reset(token)
+        except ValueError:
+            _current_execution.set(None)
+
+
 def boundary_hooks_active() -> bool:
     return any(has_hooks(point) for point in EXECUTION_BOUNDARY_POINTS)
 

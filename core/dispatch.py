@@ -145,8 +145,9 @@ def _emit(
     started: float,
     aborted: HookAborted | None = None,
 ) -> None:
+    # model_construct: the fields are built right here, so pydantic's validation would only cost time
     events.emit(
-        events.HookDispatchedEvent(
+        events.HookDispatchedEvent.model_construct(
             point=point.value,
             outcome=outcome,
             hook_count=count,

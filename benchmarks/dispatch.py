@@ -1,0 +1,168 @@
+"""The cost of a dispatch, per point, against a bare Python call measured in the same run.
+
+    python benchmarks/dispatch.py [--quick]
+
+For every catalog point: dispatch with 0, 1 and 5 no-op hooks, without and with
+an event subscriber, in microseconds and as a ratio to calling a no-op Python
+function. If crewai or praisonaiagents is installed, their native dispatch of
+the same hooks is measured alongside. Goals (from the engine issue): the empty
+fast path within 3x of a bare call; one hook under 1 microsecond without a
+subscriber; at least 10x faster than crewai's native dispatch of one hook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import timeit
+from collections.abc import Callable
+from typing import Any
+
+os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
+os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
+os.environ.setdefault("CREWAI_DISABLE_VERSION_CHECK", "true")
+os.environ.setdefault("OTEL_SDK_DISABLED", "true")
+
+import hookport  # noqa: E402
+from hookport import InterceptionPoint, events  # noqa: E402
+from hookport.contexts import (  # noqa: E402
+    ExecutionEndContext,
+    ExecutionStartContext,
+    InputContext,
+    LLMCallHookContext,
+    OutputContext,
+    StepContext,
+    ToolCallHookContext,
+)
+
+P = InterceptionPoint
+
+
+def context_for(point: InterceptionPoint) -> Any:
+    if point in (P.PRE_MODEL_CALL, P.POST_MODEL_CALL):
+        return LLMCallHookContext([{"role": "user", "content": "hi"}], response="ok" if point is P.POST_MODEL_CALL else None)
+    if point in (P.PRE_TOOL_CALL, P.POST_TOOL_CALL):
+        return ToolCallHookContext("add_numbers", {"a": 1}, tool_result="2" if point is P.POST_TOOL_CALL else None)
+    if point in (P.PRE_STEP, P.POST_STEP):
+        return StepContext("step input", kind="task", step_name="t")
+    return {P.EXECUTION_START: ExecutionStartContext, P.INPUT: InputContext, P.OUTPUT: OutputContext,
+            P.EXECUTION_END: ExecutionEndContext}[point]({"q": 1})
+
+
+def noop_hook(ctx: Any) -> None:
+    return None
+
+
+def per_call_us(fn: Callable[[], Any], number: int, repeat: int = 5) -> float:
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+
+
+def bare_call_us(number: int) -> float:
+    ctx = context_for(P.PRE_TOOL_CALL)
+    return per_call_us(lambda: noop_hook(ctx), number)
+
+
+def hookport_us(point: InterceptionPoint, hooks: int, subscriber: bool, number: int) -> float:
+    hookport.clear_all_hooks()
+    events.subscribers = ()
+    for _ in range(hooks):
+        hookport.register_hook(point, lambda ctx: None)
+    if subscriber:
+        events.subscribe(lambda event: None)
+    ctx = context_for(point)
+    dispatch = hookport.dispatch
+    try:
+        return per_call_us(lambda: dispatch(point, ctx), number)
+    finally:
+        hookport.clear_all_hooks()
+        events.subscribers = ()
+
+
+def crewai_us(point_value: str, hooks: int, number: int) -> float | None:
+    try:
+        import crewai.hooks as ch
+        from crewai.hooks import dispatch as crew_dispatch
+    except Exception:
+        return None
+    from crewai.hooks.contexts import InputContext as CrewInput
+    from crewai.hooks.dispatch import InterceptionPoint as CrewPoint
+
+    point = CrewPoint(point_value)
+    ch.clear_all_hooks()
+    for _ in range(hooks):
+        ch.register_hook(point, lambda ctx: None)
+    ctx = CrewInput(payload={"q": 1}, inputs={"q": 1})
+    try:
+        return per_call_us(lambda: crew_dispatch(point, ctx), number)
+    finally:
+        ch.clear_all_hooks()
+
+
+def praisonai_us(hooks: int, number: int) -> float | None:
+    try:
+        from praisonaiagents.hooks import BeforeToolInput, HookEvent, HookRegistry, HookRunner
+    except Exception:
+        return None
+    registry = HookRegistry()
+    for _ in range(hooks):
+        registry.register_function(HookEvent.BEFORE_TOOL, lambda data: None)
+    runner = HookRunner(registry)
+    data = BeforeToolInput(session_id="s", cwd=".", event_name="before_tool", timestamp="0", tool_name="t")
+    return per_call_us(lambda: runner.execute_sync(HookEvent.BEFORE_TOOL, data, target="t"), number)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer iterations (a smoke run)")
+    args = parser.parse_args()
+    number = 20_000 if args.quick else 200_000
+    bare = bare_call_us(number)
+    print(f"hookport {hookport.__version__}, Python {platform.python_version()}, {platform.machine()}")
+    print(f"baseline: a bare no-op Python call = {bare * 1000:.1f} ns\n")
+    header = f"{'point':<16} {'hooks':>5} {'subscriber':>10} {'us/dispatch':>12} {'x bare call':>12}"
+    print(header)
+    print("-" * len(header))
+    summary: dict[tuple[int, bool], list[float]] = {}
+    for point in InterceptionPoint:
+        for hooks in (0, 1, 5):
+            for subscriber in (False, True):
+                if hooks == 0 and subscriber:
+                    continue
+                us = hookport_us(point, hooks, subscriber, number)
+                summary.setdefault((hooks, subscriber), []).append(us)
+                print(f"{point.value:<16} {hooks:>5} {'yes' if subscriber else 'no':>10} {us:>12.3f} {us / bare:>12.1f}")
+    print()
+    worst_empty = max(summary[(0, False)])
+    worst_one = max(summary[(1, False)])
+    print(f"empty fast path, worst point: {worst_empty:.3f} us = {worst_empty / bare:.1f}x a bare call (goal <= 3x)")
+    print(f"one hook, no subscriber, worst point: {worst_one:.3f} us (goal < 1 us)")
+
+    native_number = max(number // 20, 2_000)
+    crew = [crewai_us("input", n, native_number) for n in (0, 1, 5)]
+    if crew[0] is not None:
+        import importlib.metadata as md
+
+        print(f"\ncrewai {md.version('crewai')} native dispatch (point input), side by side:")
+        print(f"{'hooks':>5} {'crewai us':>10} {'hookport us':>12} {'speed-up':>9}")
+        for n, crew_us in zip((0, 1, 5), crew):
+            ours = hookport_us(P.INPUT, n, False, number)
+            print(f"{n:>5} {crew_us:>10.3f} {ours:>12.3f} {crew_us / ours:>8.1f}x")  # type: ignore[operator]
+    else:
+        print("\ncrewai not installed: native comparison skipped (run in a crewai env to see it)")
+    prai = [praisonai_us(n, native_number) for n in (0, 1, 5)]
+    if prai[0] is not None:
+        import importlib.metadata as md
+
+        print(f"\npraisonaiagents {md.version('praisonaiagents')} HookRunner.execute_sync (before_tool), side by side:")
+        print(f"{'hooks':>5} {'praisonai us':>13} {'hookport us':>12} {'speed-up':>9}")
+        for n, their in zip((0, 1, 5), prai):
+            ours = hookport_us(P.PRE_TOOL_CALL, n, False, number)
+            print(f"{n:>5} {their:>13.3f} {ours:>12.3f} {their / ours:>8.1f}x")  # type: ignore[operator]
+    else:
+        print("praisonaiagents not installed: native comparison skipped")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
