@@ -1,0 +1,420 @@
+"""Turn the matrix results into compat.json and compat-matrix.md.
+
+    python scripts/render_matrix.py [--results .tox/results] [--tox-result .tox/results/tox-result.json]
+
+Reads, for every env of tox.ini, the junit file ``<results>/<env>.xml`` and the record
+``<results>/<env>.json`` that tests/matrix_plugin.py writes inside the env (the versions
+really installed), plus, when given, tox's ``--result-json`` (to tell an env whose install
+failed from one that was never run). Conformance tests are named
+``test_<group>__<scenario>``; a test skipped with a reason starting ``not offered by`` is
+"not offered". Standard library only, so it runs anywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import configparser
+import datetime as dt
+import json
+import re
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMAND = "make matrix"
+NOT_OFFERED_PREFIX = "not offered by"
+
+GROUPS: dict[str, str] = {
+    "model": "model pre/post",
+    "tool": "tool pre/post",
+    "block": "tool block",
+    "boundaries": "boundaries",
+    "steps": "steps",
+    "async": "async",
+    "streaming": "streaming",
+    "batch": "batch",
+    "filters": "filters",
+    "engine": "engine semantics",
+    "lifecycle": "install lifecycle",
+    "doctor": "doctor",
+    "adapter": "framework-specific",
+}
+"""Columns, in order: the conformance groups, then `hookport doctor` and the adapter's own tests."""
+
+SCENARIO = re.compile(r"^test_(?P<group>[a-z0-9]+)__(?P<scenario>\w+?)(?:\[(?P<param>[^\]]*)\])?$")
+ALWAYS_RECORDED = {"hookport", "wrapt", "pydantic", "pytest"}
+
+
+# -- what tox.ini declares -------------------------------------------------------------------
+
+
+@dataclass
+class DeclaredEnv:
+    name: str
+    framework: str | None
+    labels: list[str]
+    pins: dict[str, str]
+
+
+def declared_envs(tox_ini: Path) -> list[DeclaredEnv]:
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    parser.read(tox_ini, encoding="utf-8")
+    envs = []
+    for section in parser.sections():
+        if not section.startswith("testenv:"):
+            continue
+        settings = parse_set_env(parser.get(section, "set_env", fallback=""))
+        labels = [x.strip() for x in re.split(r"[,\s]+", parser.get(section, "labels", fallback="")) if x.strip()]
+        pins = dict(p.split("==", 1) for p in settings.get("HOOKPORT_MATRIX_PINS", "").split() if "==" in p)
+        envs.append(DeclaredEnv(section.split(":", 1)[1], settings.get("HOOKPORT_HARNESS"), labels, pins))
+    return envs
+
+
+def parse_set_env(text: str) -> dict[str, str]:
+    pairs = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and not key.strip().startswith("{"):
+            pairs[key.strip()] = value.strip()
+    return pairs
+
+
+# -- results of one env -------------------------------------------------------------------------
+
+
+@dataclass
+class Scenario:
+    group: str
+    result: str  # passed | failed | not offered | skipped
+    reason: str | None = None
+
+
+@dataclass
+class GroupResult:
+    result: str  # passed | failed | not offered | skipped | absent
+    passed: int = 0
+    failed: int = 0
+    not_offered: int = 0
+    skipped: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.passed + self.failed + self.not_offered + self.skipped
+
+
+@dataclass
+class EnvResult:
+    env: str
+    framework: str | None
+    labels: list[str]
+    status: str  # ran | not run | install failed | crashed | pins not installed
+    distribution: str | None = None
+    pinned: dict[str, str] = field(default_factory=dict)
+    version: str | None = None
+    python: str | None = None
+    wrapt: str | None = None
+    packages: dict[str, str | None] = field(default_factory=dict)
+    date: str | None = None
+    detail: str | None = None
+    totals: dict[str, int] = field(default_factory=dict)
+    groups: dict[str, GroupResult] = field(default_factory=dict)
+    scenarios: dict[str, Scenario] = field(default_factory=dict)
+    freeze: list[str] = field(default_factory=list)
+
+
+def classify(classname: str, name: str, framework: str | None) -> tuple[str, str]:
+    """(group, scenario key) of one junit testcase."""
+    found = SCENARIO.match(name)
+    if classname.startswith("tests.conformance") and found:
+        param = found.group("param")
+        suffix = f"[{param}]" if param and param != framework else ""
+        return found.group("group"), f"{found.group('group')}__{found.group('scenario')}{suffix}"
+    if classname.startswith("tests.core.test_doctor"):
+        return "doctor", name.removeprefix("test_")
+    if classname.startswith("tests.adapters."):
+        return "adapter", f"{classname.rsplit('.', 1)[-1]}::{name}"
+    return "other", f"{classname}::{name}"
+
+
+def read_junit(path: Path, framework: str | None) -> tuple[dict[str, Scenario], str | None]:
+    """Every testcase of a junit file, and the collection error if there was one."""
+    scenarios: dict[str, Scenario] = {}
+    collection_error = None
+    for case in ET.parse(path).getroot().iter("testcase"):
+        classname, name = case.get("classname", ""), case.get("name", "")
+        failure = case.find("failure")
+        if failure is None:
+            failure = case.find("error")
+        skipped = case.find("skipped")
+        if failure is not None:
+            message = first_line(failure.get("message") or failure.text or "")
+            if message == "collection failure":
+                collection_error = f"collection failure in {classname or name}"
+            result, reason = "failed", message
+        elif skipped is not None:
+            message = skipped.get("message") or ""
+            if skipped.get("type") == "pytest.xfail":
+                result, reason = "failed", f"expected failure: {message}"
+            elif message.startswith(NOT_OFFERED_PREFIX):
+                result, reason = "not offered", message
+            else:
+                result, reason = "skipped", message
+        else:
+            result, reason = "passed", None
+        group, key = classify(classname, name, framework)
+        scenarios[key] = Scenario(group, result, reason)
+    return scenarios, collection_error
+
+
+def first_line(text: str) -> str:
+    stripped = text.strip()
+    return stripped.splitlines()[0][:200] if stripped else ""
+
+
+def summarise(scenarios: Iterable[Scenario]) -> tuple[dict[str, GroupResult], dict[str, int]]:
+    groups: dict[str, GroupResult] = {}
+    totals = {"passed": 0, "failed": 0, "not_offered": 0, "skipped": 0}
+    for scenario in scenarios:
+        group = groups.setdefault(scenario.group, GroupResult("absent"))
+        attribute = scenario.result.replace(" ", "_")
+        setattr(group, attribute, getattr(group, attribute) + 1)
+        totals[attribute] += 1
+    for group in groups.values():
+        if group.failed:
+            group.result = "failed"
+        elif group.passed:
+            group.result = "passed"
+        elif group.not_offered:
+            group.result = "not offered"
+        else:
+            group.result = "skipped"
+    return groups, totals
+
+
+def tox_outcomes(path: Path | None) -> dict[str, dict[str, Any]]:
+    if path is None or not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("testenvs", {})
+    except (OSError, ValueError):
+        return {}
+
+
+def env_result(declared: DeclaredEnv, results: Path, tox_runs: dict[str, dict[str, Any]]) -> EnvResult:
+    xml, record_file = results / f"{declared.name}.xml", results / f"{declared.name}.json"
+    result = EnvResult(declared.name, declared.framework, declared.labels, "not run", pinned=declared.pins)
+    record: dict[str, Any] = {}
+    if record_file.is_file():
+        try:
+            record = json.loads(record_file.read_text(encoding="utf-8"))
+        except ValueError:
+            record = {}
+    if record:
+        result.distribution = record.get("distribution")
+        result.version = record.get("version")
+        result.python = record.get("python")
+        result.packages = record.get("packages") or {}
+        result.wrapt = result.packages.get("wrapt")
+        result.date = record.get("date")
+    tox_run = tox_runs.get(declared.name) or {}
+    result.freeze = list(tox_run.get("installed_packages") or [])
+    if xml.is_file():
+        result.status = "ran"
+        result.scenarios, collection_error = read_junit(xml, declared.framework)
+        if collection_error:
+            result.detail = collection_error
+        if result.date is None:
+            suite = ET.parse(xml).getroot().find(".//testsuite")
+            result.date = suite.get("timestamp") if suite is not None else None
+    elif record.get("pin_mismatches"):
+        result.status = "pins not installed"
+        result.detail = ", ".join(
+            f"{n}: pinned {m['pinned']}, got {m['installed']}" for n, m in record["pin_mismatches"].items()
+        )
+    elif record:
+        result.status = "crashed"
+        result.detail = "pytest started but wrote no junit file"
+    elif tox_run.get("result") and not tox_run.get("test"):
+        result.status = "install failed"
+        failed = [s.get("run_id") for s in tox_run.get("setup", []) if s.get("retcode")]
+        result.detail = f"tox setup step failed: {', '.join(map(str, failed)) or 'unknown'}"
+    elif tox_run.get("result"):
+        result.status = "crashed"
+        result.detail = f"tox exit code {tox_run['result'].get('exit_code')}, no junit file"
+    result.groups, result.totals = summarise(result.scenarios.values())
+    return result
+
+
+# -- rendering --------------------------------------------------------------------------------------
+
+
+def release(version: str | None) -> tuple[int, ...]:
+    found = re.match(r"(\d+(?:\.\d+)*)", version or "")
+    return tuple(int(p) for p in found.group(1).split(".")) if found else ()
+
+
+def env_order(env: EnvResult) -> tuple[Any, ...]:
+    pinned = env.pinned.get(env.distribution or "") or next(iter(env.pinned.values()), None)
+    return (env.framework or "", release(env.version or pinned), env.env)
+
+
+def cell(group: GroupResult | None) -> str:
+    if group is None:
+        return "—"
+    if group.result == "failed":
+        return f"❌ {group.failed} of {group.total} failed"
+    if group.result == "not offered":
+        return "➖ not offered"
+    if group.result == "skipped":
+        return "⏭ skipped"
+    text = f"✅ {group.passed}"
+    if group.not_offered:
+        text += f" · ➖ {group.not_offered}"
+    if group.skipped:
+        text += f" · ⏭ {group.skipped}"
+    return text
+
+
+def verdict(env: EnvResult) -> str:
+    if env.status != "ran":
+        return f"**{env.status}**" + (f": {env.detail}" if env.detail else "")
+    if env.totals.get("failed") or env.detail:
+        return f"❌ {env.totals.get('failed', 0)} failed" + (f" ({env.detail})" if env.detail else "")
+    return f"✅ {env.totals.get('passed', 0)} passed"
+
+
+def version_text(env: EnvResult) -> str:
+    pinned = env.pinned.get(env.distribution or "") if env.distribution else next(iter(env.pinned.values()), None)
+    if env.version is None:
+        return f"{pinned} (pinned)" if pinned else "?"
+    return env.version
+
+
+def companions(env: EnvResult) -> str:
+    others = {
+        name: version
+        for name, version in env.packages.items()
+        if name not in ALWAYS_RECORDED and name != env.distribution and version
+    }
+    if not others and env.version is None:
+        others = {n: f"{v} (pinned)" for n, v in env.pinned.items() if n != env.distribution}
+    return ", ".join(f"{n} {v}" for n, v in sorted(others.items())) or "—"
+
+
+def columns(envs: Sequence[EnvResult]) -> list[str]:
+    seen = {g for env in envs for g in env.groups}
+    return [g for g in GROUPS if g in seen or g in list(GROUPS)[:11]] + sorted(seen - set(GROUPS))
+
+
+def render_markdown(envs: Sequence[EnvResult], generated: str) -> str:
+    frameworks = [e for e in envs if e.framework]
+    engine = [e for e in envs if not e.framework]
+    groups = columns(frameworks)
+    lines = [
+        "# hookport compatibility matrix",
+        "",
+        f"<!-- generated by `{COMMAND}` (scripts/render_matrix.py); do not edit by hand -->",
+        f"Generated by `{COMMAND}` (`scripts/render_matrix.py`) on {generated} from the tox results; "
+        "do not edit by hand. How to read it, add a version or run one env: "
+        "[docs/compatibility.md](docs/compatibility.md). Machine-readable: [compat.json](compat.json).",
+        "",
+        "Each row is one tox env, pinned to that exact release; the versions shown are the ones "
+        "read inside the env while the tests ran. Cells count conformance scenarios: "
+        "✅ n passed · ❌ failed (a failure is never hidden) · ➖ not offered by the framework "
+        "(it has no such moment) · ⏭ skipped for another reason · — no scenario in that group.",
+        "",
+        "## Frameworks",
+        "",
+    ]
+    header = ["framework", "version", "with", "python", "wrapt", "run on", *(GROUPS.get(g, g) for g in groups), "result"]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
+    for env in frameworks:
+        row = [
+            env.framework or "",
+            f"{env.distribution or env.framework} {version_text(env)}",
+            companions(env),
+            env.python or "?",
+            env.wrapt or "?",
+            (env.date or "")[:10] or "—",
+        ]
+        if env.status == "ran":
+            row += [cell(env.groups.get(g)) for g in groups]
+        else:
+            row += [env.status] * len(groups)
+        row.append(verdict(env))
+        lines.append("| " + " | ".join(row) + " |")
+    if not frameworks:
+        lines.append("| (no framework envs in tox.ini) |" + " |" * (len(header) - 1))
+    if engine:
+        lines += ["", "## Engine alone (no framework)", "", "| env | python | wrapt | run on | result |", "|---|---|---|---|---|"]
+        for env in engine:
+            date = (env.date or "")[:10] or "—"
+            lines.append(f"| {env.env} | {env.python or '?'} | {env.wrapt or '?'} | {date} | {verdict(env)} |")
+    lines += detail_sections(frameworks)
+    return "\n".join(lines) + "\n"
+
+
+def detail_sections(envs: Sequence[EnvResult]) -> list[str]:
+    lines: list[str] = []
+    failures = [(e, k, s) for e in envs for k, s in sorted(e.scenarios.items()) if s.result == "failed"]
+    if failures:
+        lines += ["", "## Failures", ""]
+        lines += [f"- `{e.env}` {k}: {s.reason or 'failed'}" for e, k, s in failures]
+    reasons: dict[tuple[str, str], set[str]] = {}
+    for env in envs:
+        for key, scenario in env.scenarios.items():
+            if scenario.result in ("not offered", "skipped"):
+                text = (scenario.reason or "").removeprefix(f"{NOT_OFFERED_PREFIX} {env.framework}: ")
+                reasons.setdefault((env.framework or "", key), set()).add(f"{scenario.result}: {text}")
+    if reasons:
+        lines += ["", "## Not offered and skipped", ""]
+        lines += [f"- {fw} {key}: {'; '.join(sorted(why))}" for (fw, key), why in sorted(reasons.items())]
+    return lines
+
+
+def to_json(envs: Sequence[EnvResult], generated: str) -> dict[str, Any]:
+    def env_dict(env: EnvResult) -> dict[str, Any]:
+        data = asdict(env)
+        for key, group in env.groups.items():
+            data["groups"][key]["total"] = group.total
+        return data
+
+    return {
+        "generated": generated,
+        "command": COMMAND,
+        "generator": "scripts/render_matrix.py",
+        "groups": [{"id": g, "title": t} for g, t in GROUPS.items()],
+        "envs": [env_dict(e) for e in envs],
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tox-ini", type=Path, default=ROOT / "tox.ini")
+    parser.add_argument("--results", type=Path, default=ROOT / ".tox" / "results")
+    parser.add_argument("--tox-result", type=Path, default=None, help="the file of `tox run --result-json`")
+    parser.add_argument("--json", type=Path, default=ROOT / "compat.json")
+    parser.add_argument("--markdown", type=Path, default=ROOT / "compat-matrix.md")
+    args = parser.parse_args(argv)
+
+    tox_result = args.tox_result or args.results / "tox-result.json"
+    tox_runs = tox_outcomes(tox_result)
+    envs = sorted((env_result(d, args.results, tox_runs) for d in declared_envs(args.tox_ini)), key=env_order)
+    generated = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    args.json.write_text(json.dumps(to_json(envs, generated), indent=2) + "\n", encoding="utf-8")
+    args.markdown.write_text(render_markdown(envs, generated), encoding="utf-8")
+    ran = sum(e.status == "ran" for e in envs)
+    failed = [e.env for e in envs if e.status != "ran" or e.totals.get("failed") or e.detail]
+    print(f"render_matrix: {len(envs)} envs, {ran} ran; not clean: {', '.join(failed) or 'none'}", file=sys.stderr)
+    print(f"render_matrix: wrote {args.markdown.name} and {args.json.name}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
