@@ -15,7 +15,13 @@ $(VENV)/.bootstrapped: pyproject.toml Makefile
 	touch $@
 
 demo: bootstrap
+ifeq ($(FRAMEWORK),langchain)
 	$(BIN)/python examples/quickstart.py
+else
+	$(PYTHON) -m venv .venv-demo-$(FRAMEWORK)
+	$(BIN)/uv pip install --quiet --python .venv-demo-$(FRAMEWORK)/bin/python -e '.[$(FRAMEWORK)]'
+	.venv-demo-$(FRAMEWORK)/bin/python examples/quickstart_$(FRAMEWORK).py
+endif
 
 test: bootstrap
 	$(BIN)/tox run -m ci
