@@ -1,7 +1,7 @@
 """A pytest plugin for people who test their hooks.
 
-Enable it with ``pytest -p hookport.testing`` or ``pytest_plugins =
-["hookport.testing"]``. The `hookport_clean` fixture clears every hook and
+It is active wherever hookport is installed (``pytest11`` entry point). The
+`hookport_clean` fixture clears every hook and
 subscriber before and after a test, and turns strict mode on for its length so
 a broken hook fails the test instead of being logged.
 """
