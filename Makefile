@@ -27,7 +27,13 @@ test: bootstrap
 	$(BIN)/tox run -m ci
 
 matrix: bootstrap
-	$(BIN)/tox run -m matrix
+	$(BIN)/python scripts/gen_tox.py
+	rm -rf .tox/results && mkdir -p .tox/results
+	$(BIN)/tox run-parallel -m matrix -p $(or $(MATRIX_JOBS),auto) --parallel-no-spinner \
+		--result-json .tox/results/tox-result.json; status=$$?; \
+	$(BIN)/python scripts/render_matrix.py || exit $$?; \
+	if [ $$status -ne 0 ]; then echo "make matrix: some envs failed; compat-matrix.md shows which"; fi; \
+	exit $$status
 
 bench: bootstrap
 	$(BIN)/python benchmarks/dispatch.py

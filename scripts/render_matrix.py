@@ -60,10 +60,19 @@ class DeclaredEnv:
     pins: dict[str, str]
 
 
-def declared_envs(tox_ini: Path) -> list[DeclaredEnv]:
+def read_tox_ini(tox_ini: Path) -> configparser.ConfigParser:
     parser = configparser.ConfigParser(interpolation=None, strict=False)
     parser.optionxform = str  # type: ignore[assignment,method-assign]
     parser.read(tox_ini, encoding="utf-8")
+    return parser
+
+
+def dependency_cutoff(parser: configparser.ConfigParser) -> str | None:
+    """The UV_EXCLUDE_NEWER cutoff scripts/gen_tox.py wrote: nothing newer was installed."""
+    return parser.get("generated", "uv_exclude_newer", fallback=None)
+
+
+def declared_envs(parser: configparser.ConfigParser) -> list[DeclaredEnv]:
     envs = []
     for section in parser.sections():
         if not section.startswith("testenv:"):
@@ -311,7 +320,7 @@ def columns(envs: Sequence[EnvResult]) -> list[str]:
     return [g for g in GROUPS if g in seen or g in list(GROUPS)[:11]] + sorted(seen - set(GROUPS))
 
 
-def render_markdown(envs: Sequence[EnvResult], generated: str) -> str:
+def render_markdown(envs: Sequence[EnvResult], generated: str, cutoff: str | None) -> str:
     frameworks = [e for e in envs if e.framework]
     engine = [e for e in envs if not e.framework]
     groups = columns(frameworks)
@@ -327,6 +336,10 @@ def render_markdown(envs: Sequence[EnvResult], generated: str) -> str:
         "read inside the env while the tests ran. Cells count conformance scenarios: "
         "✅ n passed · ❌ failed (a failure is never hidden) · ➖ not offered by the framework "
         "(it has no such moment) · ⏭ skipped for another reason · — no scenario in that group.",
+        "",
+        f"Dependencies were resolved as of {cutoff} (`UV_EXCLUDE_NEWER`, the supply-chain cooldown)."
+        if cutoff
+        else "No dependency cutoff was set.",
         "",
         "## Frameworks",
         "",
@@ -378,7 +391,7 @@ def detail_sections(envs: Sequence[EnvResult]) -> list[str]:
     return lines
 
 
-def to_json(envs: Sequence[EnvResult], generated: str) -> dict[str, Any]:
+def to_json(envs: Sequence[EnvResult], generated: str, cutoff: str | None) -> dict[str, Any]:
     def env_dict(env: EnvResult) -> dict[str, Any]:
         data = asdict(env)
         for key, group in env.groups.items():
@@ -389,6 +402,7 @@ def to_json(envs: Sequence[EnvResult], generated: str) -> dict[str, Any]:
         "generated": generated,
         "command": COMMAND,
         "generator": "scripts/render_matrix.py",
+        "dependency_cutoff": cutoff,
         "groups": [{"id": g, "title": t} for g, t in GROUPS.items()],
         "envs": [env_dict(e) for e in envs],
     }
@@ -405,10 +419,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     tox_result = args.tox_result or args.results / "tox-result.json"
     tox_runs = tox_outcomes(tox_result)
-    envs = sorted((env_result(d, args.results, tox_runs) for d in declared_envs(args.tox_ini)), key=env_order)
+    tox_ini = read_tox_ini(args.tox_ini)
+    cutoff = dependency_cutoff(tox_ini)
+    envs = sorted((env_result(d, args.results, tox_runs) for d in declared_envs(tox_ini)), key=env_order)
     generated = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    args.json.write_text(json.dumps(to_json(envs, generated), indent=2) + "\n", encoding="utf-8")
-    args.markdown.write_text(render_markdown(envs, generated), encoding="utf-8")
+    args.json.write_text(json.dumps(to_json(envs, generated, cutoff), indent=2) + "\n", encoding="utf-8")
+    args.markdown.write_text(render_markdown(envs, generated, cutoff), encoding="utf-8")
     ran = sum(e.status == "ran" for e in envs)
     failed = [e.env for e in envs if e.status != "ran" or e.totals.get("failed") or e.detail]
     print(f"render_matrix: {len(envs)} envs, {ran} ran; not clean: {', '.join(failed) or 'none'}", file=sys.stderr)
