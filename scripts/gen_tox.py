@@ -123,15 +123,18 @@ class ReleaseDates:
             self._projects[distribution] = self._get(f"{PYPI}/{distribution}/json")
         return self._projects[distribution]
 
-    def uploaded(self, distribution: str, version: str) -> dt.datetime | None:
-        """The first upload time of a release, or None when PyPI could not tell."""
-        files = ((self.project(distribution) or {}).get("releases") or {}).get(version)
+    def uploaded(self, distribution: str, version: str) -> dt.datetime:
+        """The first upload time of a release; `LookupError` saying why when PyPI cannot tell."""
+        project = self.project(distribution)
+        files = ((project or {}).get("releases") or {}).get(version)
         if not files:
             files = (self._get(f"{PYPI}/{distribution}/{version}/json") or {}).get("urls")
         times = [f.get("upload_time_iso_8601") for f in files or [] if f.get("upload_time_iso_8601")]
-        if not times:
-            return None
-        return min(dt.datetime.fromisoformat(t.replace("Z", "+00:00")) for t in times)
+        if times:
+            return min(dt.datetime.fromisoformat(t.replace("Z", "+00:00")) for t in times)
+        if project is not None and version not in (project.get("releases") or {}):
+            raise LookupError(f"PyPI lists no release {version} of {distribution} (a typo? the env will fail to install)")
+        raise LookupError("the PyPI lookup failed")
 
     def latest(self, distribution: str) -> str | None:
         return ((self.project(distribution) or {}).get("info") or {}).get("version")
@@ -225,9 +228,10 @@ def too_fresh(dates: ReleaseDates | None, pin: str, cutoff: dt.datetime) -> bool
     if dates is None:
         return False
     distribution, _, version = pin.partition("==")
-    uploaded = dates.uploaded(pin_name(distribution), version.strip())
-    if uploaded is None:
-        note(f"{pin}: upload date not found on PyPI, kept without a cooldown check")
+    try:
+        uploaded = dates.uploaded(pin_name(distribution), version.strip())
+    except LookupError as why:
+        note(f"{pin}: kept without a cooldown check: {why}")
         return False
     return uploaded > cutoff
 

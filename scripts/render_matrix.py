@@ -58,6 +58,9 @@ class DeclaredEnv:
     framework: str | None
     labels: list[str]
     pins: dict[str, str]
+    """Exact pins, the framework's own distribution first (as scripts/gen_tox.py writes them)."""
+    wrapt: str | None
+    """The wrapt requirement when the env pins one (the -wrapt1 twins)."""
 
 
 def read_tox_ini(tox_ini: Path) -> configparser.ConfigParser:
@@ -80,7 +83,8 @@ def declared_envs(parser: configparser.ConfigParser) -> list[DeclaredEnv]:
         settings = parse_set_env(parser.get(section, "set_env", fallback=""))
         labels = [x.strip() for x in re.split(r"[,\s]+", parser.get(section, "labels", fallback="")) if x.strip()]
         pins = dict(p.split("==", 1) for p in settings.get("HOOKPORT_MATRIX_PINS", "").split() if "==" in p)
-        envs.append(DeclaredEnv(section.split(":", 1)[1], settings.get("HOOKPORT_HARNESS"), labels, pins))
+        wrapt = next((d.strip()[5:] for d in parser.get(section, "deps", fallback="").splitlines() if d.strip().startswith("wrapt")), None)
+        envs.append(DeclaredEnv(section.split(":", 1)[1], settings.get("HOOKPORT_HARNESS"), labels, pins, wrapt or None))
     return envs
 
 
@@ -217,6 +221,9 @@ def tox_outcomes(path: Path | None) -> dict[str, dict[str, Any]]:
 def env_result(declared: DeclaredEnv, results: Path, tox_runs: dict[str, dict[str, Any]]) -> EnvResult:
     xml, record_file = results / f"{declared.name}.xml", results / f"{declared.name}.json"
     result = EnvResult(declared.name, declared.framework, declared.labels, "not run", pinned=declared.pins)
+    result.distribution = next(iter(declared.pins), None)
+    if declared.wrapt:
+        result.wrapt = f"{declared.wrapt} (pinned)"
     record: dict[str, Any] = {}
     if record_file.is_file():
         try:
@@ -224,11 +231,11 @@ def env_result(declared: DeclaredEnv, results: Path, tox_runs: dict[str, dict[st
         except ValueError:
             record = {}
     if record:
-        result.distribution = record.get("distribution")
+        result.distribution = record.get("distribution") or result.distribution
         result.version = record.get("version")
         result.python = record.get("python")
         result.packages = record.get("packages") or {}
-        result.wrapt = result.packages.get("wrapt")
+        result.wrapt = result.packages.get("wrapt") or result.wrapt
         result.date = record.get("date")
     tox_run = tox_runs.get(declared.name) or {}
     result.freeze = list(tox_run.get("installed_packages") or [])
@@ -301,6 +308,8 @@ def version_text(env: EnvResult) -> str:
     pinned = env.pinned.get(env.distribution or "") if env.distribution else next(iter(env.pinned.values()), None)
     if env.version is None:
         return f"{pinned} (pinned)" if pinned else "?"
+    if pinned and env.version != pinned:
+        return f"{env.version} (pinned {pinned})"
     return env.version
 
 
@@ -344,7 +353,7 @@ def render_markdown(envs: Sequence[EnvResult], generated: str, cutoff: str | Non
         "## Frameworks",
         "",
     ]
-    header = ["framework", "version", "with", "python", "wrapt", "run on", *(GROUPS.get(g, g) for g in groups), "result"]
+    header = ["framework", "version", "with", "python", "wrapt", "run on", *(GROUPS.get(g, g) for g in groups), "result", "tox env"]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
     for env in frameworks:
@@ -360,7 +369,7 @@ def render_markdown(envs: Sequence[EnvResult], generated: str, cutoff: str | Non
             row += [cell(env.groups.get(g)) for g in groups]
         else:
             row += [env.status] * len(groups)
-        row.append(verdict(env))
+        row += [verdict(env), f"`{env.env}`"]
         lines.append("| " + " | ".join(row) + " |")
     if not frameworks:
         lines.append("| (no framework envs in tox.ini) |" + " |" * (len(header) - 1))
