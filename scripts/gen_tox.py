@@ -133,7 +133,9 @@ class ReleaseDates:
         if times:
             return min(dt.datetime.fromisoformat(t.replace("Z", "+00:00")) for t in times)
         if project is not None and version not in (project.get("releases") or {}):
-            raise LookupError(f"PyPI lists no release {version} of {distribution} (a typo? the env will fail to install)")
+            raise LookupError(
+                f"PyPI lists no release {version} of {distribution} (a typo? the env will fail to install)"
+            )
         raise LookupError("the PyPI lookup failed")
 
     def latest(self, distribution: str) -> str | None:
@@ -164,7 +166,10 @@ class FrameworkEnv:
         deps = list(self.pins) + ([WRAPT1] if self.wrapt1 else [])
         exact = " ".join(p for p in self.pins if "==" in p)
         what = f"{self.distribution} {self.version}" + (" on wrapt 1.x" if self.wrapt1 else "")
-        suites = f"tests/conformance tests/adapters/{self.framework} tests/core/test_doctor.py"
+        own_tests = f"tests/adapters/{self.framework}"
+        suites = " ".join(
+            ["tests/conformance", *([own_tests] if (ROOT / own_tests).is_dir() else []), "tests/core/test_doctor.py"]
+        )
         return "\n".join(
             [
                 f"[testenv:{self.name}]",
@@ -176,8 +181,10 @@ class FrameworkEnv:
                 "    {[testenv]set_env}",
                 f"    HOOKPORT_HARNESS = {self.framework}",
                 f"    {PINS_VARIABLE} = {exact}",
-                f"commands = python -m pytest {suites} -p tests.matrix_plugin "
-                "--junitxml={toxworkdir}/results/{envname}.xml {posargs}",
+                (
+                    f"commands = python -m pytest {suites} -p tests.matrix_plugin "
+                    "--junitxml={toxworkdir}/results/{envname}.xml {posargs}"
+                ),
             ]
         )
 
@@ -212,6 +219,8 @@ def plan_envs(
         if not kept:
             note(f"{decl.framework}: every declared version is inside the cooldown, no envs")
             continue
+        if not (ROOT / "tests" / "adapters" / decl.framework / "harness.py").is_file():
+            note(f"{decl.framework}: tests/adapters/{decl.framework}/harness.py is missing; its envs will fail")
         for version, pins in kept:
             latest = version == kept[-1][0]
             envs.append(FrameworkEnv(decl.framework, decl.distribution, version, pins, latest))
@@ -291,7 +300,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             note(f"ERROR {problem}")
         return 1
     cooldown_days = 0 if args.offline else args.cooldown_days
-    cutoff = cooldown_cutoff(dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=1 if args.offline else 0), cooldown_days)
+    cutoff = cooldown_cutoff(
+        dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=1 if args.offline else 0), cooldown_days
+    )
     if args.offline:
         note("--offline: no cooldown; every declared version is kept")
     dates = None if args.offline else ReleaseDates()

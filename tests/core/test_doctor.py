@@ -16,7 +16,6 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-
 from hookport import adapters
 from hookport.adapters import Adapter, Target
 from hookport.adapters._versions import in_range
@@ -91,7 +90,9 @@ def test_the_framework_of_this_env_is_installed() -> None:
     assert diagnosis.healthy, diagnosis
 
 
-def test_missing_targets_are_reported_and_fail(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_targets_are_reported_and_fail(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setitem(adapters.BUILTIN, "stdlib-probe", f"{__name__}:StdlibAdapter")
     diagnosis = diagnose_adapter("stdlib-probe")
     assert diagnosis.version == metadata.version("pytest")
@@ -119,7 +120,9 @@ def test_a_version_outside_the_range_fails(monkeypatch: pytest.MonkeyPatch, caps
     assert "supported range: <1 (OUTSIDE)" in text
 
 
-def test_a_broken_adapter_does_not_hide_the_others(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_broken_adapter_does_not_hide_the_others(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setitem(adapters.BUILTIN, "broken", "hookport.no_such_module:Nothing")
     assert main(["doctor"]) == 1
     text = capsys.readouterr().out
