@@ -136,7 +136,8 @@ def test_console_script_json(tmp_path: Path) -> None:
     script = Path(sys.executable).with_name("hookport")
     if not script.exists():
         pytest.skip("the hookport console script is not installed next to this Python")
-    done = subprocess.run([str(script), "doctor", "--json"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    command = [str(script), "doctor", "--json"]
+    done = subprocess.run(command, check=False, capture_output=True, text=True, cwd=tmp_path, timeout=300)
     report = json.loads(done.stdout)
     assert report["environment"]["wrapt"] == metadata.version("wrapt")
     by_name = {f["adapter"]: f for f in report["frameworks"]}
