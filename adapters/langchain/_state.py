@@ -1,0 +1,150 @@
+"""What every LangChain wrapper shares: the current run, the sticky abort, stream modes.
+
+A `RunState` lives in a ContextVar for the length of the outermost run (a
+compiled graph, a `create_agent` agent, an LCEL sequence). LangChain and
+LangGraph copy contexts into their thread pools and tasks, so tools run by
+`ToolNode` in threads see the same object. It carries the agent's name into
+every hook context fired inside the run, and the *sticky abort*: once a
+`HookAborted` passed through any wrapper, every later model, tool or step call
+of the run re-raises it and the run's entry point raises it even if a layer in
+between (a `handle_tool_errors=True` ToolNode, a fallback, a retry middleware
+with ``on_failure="continue"``) swallowed it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar, Token
+from typing import Any, Literal
+
+from hookport.boundary import Execution, ReentrancyGuard
+from hookport.errors import HookAborted
+
+FRAMEWORK = "langchain"
+DEFAULT_GRAPH_NAME = "LangGraph"
+
+StreamMode = Literal["passthrough", "buffered"]
+STREAM_MODE_ENV = "HOOKPORT_LANGCHAIN_STREAM_MODE"
+
+
+class RunState:
+    """One run of a graph or sequence; nested named graphs get a child sharing the root."""
+
+    __slots__ = ("agent", "agent_role", "root", "aborted", "model_calls", "execution")
+
+    def __init__(self, agent: Any, agent_role: str | None, root: RunState | None = None) -> None:
+        self.agent = agent
+        self.agent_role = agent_role
+        self.root: RunState = root if root is not None else self
+        self.aborted: HookAborted | None = None
+        self.model_calls = 0
+        self.execution: Execution | None = None
+
+    def record(self, error: HookAborted) -> None:
+        root = self.root
+        if root.aborted is None:
+            root.aborted = error
+
+    def next_iteration(self) -> int:
+        root = self.root
+        count = root.model_calls
+        root.model_calls = count + 1
+        return count
+
+
+_run: ContextVar[RunState | None] = ContextVar("hookport_langchain_run", default=None)
+
+model_guard = ReentrancyGuard("langchain_model")
+"""Held for a model while its `stream()` runs, so the `invoke()` fallback inside does not dispatch again."""
+
+
+def current() -> RunState | None:
+    return _run.get()
+
+
+def raise_if_aborted() -> None:
+    """Re-raise the run's abort (the sticky flag) at the start of any later call."""
+    state = _run.get()
+    if state is not None:
+        aborted = state.root.aborted
+        if aborted is not None:
+            raise aborted
+
+
+def record_abort(error: HookAborted) -> None:
+    state = _run.get()
+    if state is not None:
+        state.record(error)
+
+
+def context_fields() -> dict[str, Any]:
+    """`agent` / `agent_role` for a hook context fired now."""
+    state = _run.get()
+    if state is None:
+        return {"agent": None, "agent_role": None}
+    return {"agent": state.agent, "agent_role": state.agent_role}
+
+
+def set_run(state: RunState | None) -> Token[RunState | None]:
+    return _run.set(state)
+
+
+def reset_run(token: Token[RunState | None], fallback: RunState | None) -> None:
+    try:
+        _run.reset(token)
+    except ValueError:  # reset from another context (an async generator closed elsewhere)
+        _run.set(fallback)
+
+
+@contextmanager
+def running(state: RunState | None) -> Iterator[None]:
+    """Make `state` the current run for one block (one step of a generator)."""
+    previous = _run.get()
+    token = _run.set(state)
+    try:
+        yield
+    finally:
+        reset_run(token, previous)
+
+
+# -- streaming modes -------------------------------------------------------------------------
+
+_process_mode: StreamMode = "buffered" if os.environ.get(STREAM_MODE_ENV, "").lower() == "buffered" else "passthrough"
+_mode_override: ContextVar[StreamMode | None] = ContextVar("hookport_langchain_stream_mode", default=None)
+
+
+def _check(mode: str) -> StreamMode:
+    if mode not in ("passthrough", "buffered"):
+        raise ValueError(f"stream mode must be 'passthrough' or 'buffered', not {mode!r}")
+    return mode  # type: ignore[return-value]
+
+
+def set_stream_mode(mode: StreamMode) -> None:
+    """Process-wide streaming mode (also ``HOOKPORT_LANGCHAIN_STREAM_MODE=buffered``)."""
+    global _process_mode
+    _process_mode = _check(mode)
+
+
+def get_stream_mode() -> StreamMode:
+    override = _mode_override.get()
+    return override if override is not None else _process_mode
+
+
+@contextmanager
+def stream_mode(mode: StreamMode) -> Iterator[None]:
+    """Use `mode` for the model calls started inside the block (and its threads and tasks)."""
+    token = _mode_override.set(_check(mode))
+    try:
+        yield
+    finally:
+        try:
+            _mode_override.reset(token)
+        except ValueError:
+            _mode_override.set(None)
+
+
+def buffered_streaming() -> Any:
+    """Shorthand for ``stream_mode("buffered")``: POST_MODEL_CALL sees the whole answer before any chunk leaves."""
+    return stream_mode("buffered")
