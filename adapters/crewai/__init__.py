@@ -1,0 +1,234 @@
+"""The CrewAI adapter: hookport's ten points on crewai 1.5.0 and later.
+
+crewai >= 1.15.3 dispatches every catalog point itself, so hookport joins its
+dispatcher (``_native``). Earlier releases have only the four legacy hook
+families: hookport attaches at those seams and wraps the crew, flow, task and
+flow-method call sites with wrapt (``_legacy``). Either way a hookport hook
+fires once per logical call, a refused tool follows crewai's convention
+(``Tool execution blocked by hook. Tool: <name>``, the run goes on), and an
+abort leaves ``kickoff()`` at once on every release (``_aborts``).
+
+    from hookport import adapters
+    adapters.install("crewai")
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import wrapt
+
+from hookport.adapters._base import Adapter, InstallReport, Target
+from hookport.adapters._versions import installed_version, release
+from hookport.points import InterceptionPoint
+
+__all__ = ["CrewAIAdapter", "NATIVE_DISPATCH_SINCE", "uses_native_dispatch"]
+
+P = InterceptionPoint
+ALL_POINTS = tuple(InterceptionPoint)
+NATIVE_DISPATCH_SINCE = (1, 15, 3)
+"""The first crewai release whose ``crewai.hooks.dispatch`` dispatches all ten points."""
+
+
+def uses_native_dispatch(version: str | None) -> bool:
+    return version is not None and release(version) >= NATIVE_DISPATCH_SINCE
+
+
+def _package_dir() -> Path | None:
+    """crewai's directory, found without importing crewai."""
+    spec = importlib.util.find_spec("crewai")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _source_has(relative: str, needle: str) -> bool:
+    """Whether a crewai source file contains `needle` (a call site that moved between releases)."""
+    root = _package_dir()
+    if root is None:
+        return False
+    try:
+        return needle in (root / relative).read_text(encoding="utf-8")
+    except OSError:
+        return False
+
+
+def _flow_module() -> str:
+    """The Flow engine moved from ``crewai.flow.flow`` to ``crewai.flow.runtime`` in 1.15."""
+    root = _package_dir()
+    if root is not None and (root / "flow" / "runtime" / "__init__.py").exists():
+        return "crewai.flow.runtime"
+    return "crewai.flow.flow"
+
+
+def _module_file(module: str) -> str:
+    """``crewai.flow.runtime`` -> ``flow/runtime/__init__.py`` (relative to crewai's directory)."""
+    relative = module.split(".", 1)[1].replace(".", "/")
+    root = _package_dir()
+    if root is not None and (root / relative).is_dir():
+        return f"{relative}/__init__.py"
+    return f"{relative}.py"
+
+
+class CrewAIAdapter(Adapter):
+    """hookport on crewai: native dispatch from 1.15.3, legacy seams + wrapt before."""
+
+    name: ClassVar[str] = "crewai"
+    distribution: ClassVar[str] = "crewai"
+    extra: ClassVar[str] = "crewai"
+    supported: ClassVar[str] = ">=1.5.0,<2"
+    test_versions: ClassVar[tuple[str, ...]] = ("1.5.0", "1.15.3", "1.15.30")
+    not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._tool_list_originals: dict[str, list[Any]] = {}
+        self._tool_hooks_module: Any = None
+
+    # -- declaration --------------------------------------------------------------------
+
+    def targets(self) -> Sequence[Target]:
+        version = installed_version(self.distribution)
+        if version is None:
+            return ()
+        if uses_native_dispatch(version):
+            return self._native_targets()
+        return self._legacy_targets()
+
+    def _abort_targets(self, *, native: bool) -> list[Target]:
+        """Where a hookport abort is made loud again if crewai swallowed or retried it."""
+        from hookport.adapters.crewai._aborts import checkpoint
+
+        entry = checkpoint()
+        refuse = checkpoint(refuse_after_abort=True)
+        targets = [
+            Target("crewai.agent.core", "Agent.execute_task", refuse, ALL_POINTS),
+        ]
+        if _source_has("agent/core.py", "async def aexecute_task("):
+            targets.append(Target("crewai.agent.core", "Agent.aexecute_task", refuse, ALL_POINTS, mode="async"))
+        if native:
+            targets += [
+                Target("crewai.crew", "Crew.kickoff", entry, ALL_POINTS),
+                Target("crewai.crew", "Crew.akickoff", entry, ALL_POINTS, mode="async"),
+                Target(_flow_module(), "Flow.kickoff_async", entry, ALL_POINTS, mode="async"),
+                Target("crewai.agent.core", "Agent.kickoff", entry, ALL_POINTS),
+                Target("crewai.llms.base_llm", "BaseLLM._invoke_before_llm_call_hooks", entry, (P.PRE_MODEL_CALL,)),
+            ]
+            if _source_has(_module_file(_flow_module()), "async def akickoff("):
+                targets.append(Target(_flow_module(), "Flow.akickoff", entry, ALL_POINTS, mode="async"))
+        return targets
+
+    def _native_targets(self) -> list[Target]:
+        from hookport.adapters.crewai import _native
+
+        dispatch_module = "crewai.hooks.dispatch"
+        targets = [
+            Target(dispatch_module, "_resolve_hooks", _native.resolve_hooks_wrapper, ALL_POINTS),
+            Target(
+                dispatch_module,
+                "get_scoped_hooks",
+                _native.scoped_hooks_wrapper,
+                (P.PRE_MODEL_CALL, P.POST_MODEL_CALL),
+            ),
+            Target("crewai.agent.core", "Agent._check_execution_error", _native.check_execution_error_wrapper, ALL_POINTS),
+        ]
+        return targets + self._abort_targets(native=True)
+
+    def _legacy_targets(self) -> list[Target]:
+        from hookport.adapters.crewai import _legacy
+
+        flow = _flow_module()
+        model = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL)
+        boundaries = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END)
+        steps = (P.PRE_STEP, P.POST_STEP)
+        targets = [
+            Target("crewai.utilities.agent_utils", "_setup_before_llm_call_hooks", _legacy.before_llm_seam, model),
+            Target("crewai.utilities.agent_utils", "_setup_after_llm_call_hooks", _legacy.after_llm_seam, model),
+            Target("crewai.crew", "Crew.kickoff", _legacy.crew_kickoff, boundaries),
+            Target(flow, "Flow.kickoff", _legacy.flow_kickoff, boundaries),
+            Target(flow, "Flow.kickoff_async", _legacy.flow_kickoff, boundaries, mode="async"),
+            Target(flow, "Flow._execute_method", _legacy.flow_method_step, steps, mode="async"),
+            Target("crewai.task", "Task._execute_core", _legacy.task_step, steps),
+        ]
+        if _source_has("llms/base_llm.py", "def _invoke_before_llm_call_hooks("):
+            targets += [
+                Target("crewai.llms.base_llm", "BaseLLM._invoke_before_llm_call_hooks", _legacy.before_direct_llm, model),
+                Target("crewai.llms.base_llm", "BaseLLM._invoke_after_llm_call_hooks", _legacy.after_direct_llm, model),
+            ]
+        if _source_has("crew.py", "async def akickoff("):
+            targets.append(Target("crewai.crew", "Crew.akickoff", _legacy.crew_kickoff, boundaries, mode="async"))
+        if _source_has(_module_file(flow), "async def akickoff("):
+            targets.append(Target(flow, "Flow.akickoff", _legacy.flow_kickoff, boundaries, mode="async"))
+        if _source_has("task.py", "async def _aexecute_core("):
+            targets.append(Target("crewai.task", "Task._aexecute_core", _legacy.atask_step, steps, mode="async"))
+        return targets + self._abort_targets(native=False)
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def activate(self, report: InstallReport) -> None:
+        from hookport.adapters.crewai import _aborts
+
+        native = uses_native_dispatch(report.version)
+        if native:
+            report.native.extend(p.value for p in ALL_POINTS)
+            self._when_imported("crewai.hooks.dispatch", self._adopt_crewai_aborts)
+        else:
+            _aborts.set_crewai_bases(())
+            report.pending.append("crewai.hooks.tool_hooks:_before_tool_call_hooks")
+            report.pending.append("crewai.hooks.tool_hooks:_after_tool_call_hooks")
+            self._when_imported("crewai.hooks.tool_hooks", self._attach_tool_lists)
+        super().activate(report)
+
+    def deactivate(self) -> None:
+        from hookport.adapters.crewai import _aborts, _legacy
+
+        super().deactivate()
+        if self._tool_hooks_module is not None:
+            _legacy.detach_tool_lists(self._tool_hooks_module, self._tool_list_originals)
+            self._tool_hooks_module = None
+            self._tool_list_originals = {}
+        _aborts.set_crewai_bases(())
+
+    def _when_imported(self, module_name: str, action: Any) -> None:
+        """Run `action(module)` now if the module is imported, else right after its import."""
+        generation = self._generation
+
+        def guarded(module: Any) -> None:
+            with self._lock:
+                if generation == self._generation and self._active:
+                    action(module)
+
+        if module_name in sys.modules:
+            guarded(sys.modules[module_name])
+        else:
+            wrapt.register_post_import_hook(guarded, module_name)
+
+    def _adopt_crewai_aborts(self, module: Any) -> None:
+        """From now on a hookport abort is also a crewai `HookAborted` (1.15.19+ lets those through)."""
+        from hookport.adapters.crewai import _aborts
+
+        bases: list[type[BaseException]] = []
+        crewai_aborted = getattr(module, "HookAborted", None)
+        if isinstance(crewai_aborted, type) and issubclass(crewai_aborted, BaseException):
+            bases.append(crewai_aborted)
+        _aborts.set_crewai_bases(tuple(bases))
+
+    def _attach_tool_lists(self, module: Any) -> None:
+        from hookport.adapters.crewai import _legacy
+
+        self._tool_hooks_module = module
+        self._tool_list_originals = _legacy.attach_tool_lists(module)
+        report = self.report
+        if report is not None:
+            for name in _legacy.TOOL_LISTS:
+                label = f"crewai.hooks.tool_hooks:{name}"
+                if label in report.pending:
+                    report.pending.remove(label)
+                if name in self._tool_list_originals:
+                    report.patched.append(label)
+                else:
+                    report.missing.append(label)

@@ -1,0 +1,364 @@
+"""crewai 1.5.0 - 1.15.2: the legacy hook seams plus wrapt on the call sites crewai lacks.
+
+These releases have only the four legacy hook families. hookport attaches:
+
+- model calls: around the executor seams crewai runs its legacy model hooks in
+  (``agent_utils._setup_before/after_llm_call_hooks``) and, where they exist,
+  the direct-call seams of the LLM layer (``BaseLLM._invoke_before/after_llm_call_hooks``);
+  hookport's chain runs after crewai's own hooks, on the same live message list;
+- tool calls: crewai reads its tool-hook lists through ``get_*_tool_call_hooks()``
+  (a ``.copy()`` of a module-level list) on every path, ReAct and native. The
+  list is swapped for a `BridgedHookList` whose copy ends with a bridge while a
+  hookport hook is registered for the point; crewai's loop then refuses a tool
+  exactly as for its own ``return False``;
+- crews, flows, tasks and flow methods: wrapt wrappers that fire the boundary
+  and step points the way crewai >= 1.15.3 does natively.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from hookport.adapters.crewai import _aborts
+from hookport.adapters.crewai._contexts import (
+    FRAMEWORK,
+    agent_of_executor,
+    crew_of_task,
+    model_context,
+    model_context_from_executor,
+    tool_context_from_native,
+)
+from hookport.boundary import open_execution, post_step, pre_step
+from hookport.dispatch import dispatch
+from hookport.errors import HookAborted
+from hookport.points import InterceptionPoint
+from hookport.registry import has_hooks
+
+P = InterceptionPoint
+Wrapped = Callable[..., Any]
+
+
+# -- model calls -----------------------------------------------------------------------------
+
+
+def _arg(args: tuple[Any, ...], kwargs: dict[str, Any], index: int, name: str, default: Any = None) -> Any:
+    if len(args) > index:
+        return args[index]
+    return kwargs.get(name, default)
+
+
+def _run_model_hooks(point: InterceptionPoint, ctx: Any) -> Any:
+    try:
+        return dispatch(point, ctx)
+    except HookAborted as error:
+        raise _aborts.record(error) from None
+
+
+def before_llm_seam(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``_setup_before_llm_call_hooks(executor_context, printer, ...) -> bool``."""
+    _aborts.raise_pending()  # after an abort that crewai swallowed, no model call starts
+    proceed = wrapped(*args, **kwargs)
+    executor = _arg(args, kwargs, 0, "executor_context")
+    if not proceed or executor is None or not has_hooks(P.PRE_MODEL_CALL):
+        return proceed
+    if not isinstance(getattr(executor, "messages", None), list):
+        return proceed
+    _run_model_hooks(P.PRE_MODEL_CALL, model_context_from_executor(executor))
+    return proceed
+
+
+def after_llm_seam(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``_setup_after_llm_call_hooks(executor_context, answer, printer, ...) -> answer``."""
+    answer = wrapped(*args, **kwargs)
+    executor = _arg(args, kwargs, 0, "executor_context")
+    if executor is None or not isinstance(answer, str) or not has_hooks(P.POST_MODEL_CALL):
+        return answer
+    ctx = _run_model_hooks(P.POST_MODEL_CALL, model_context_from_executor(executor, response=answer))
+    return ctx.response if isinstance(ctx.response, str) else answer
+
+
+def before_direct_llm(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``BaseLLM._invoke_before_llm_call_hooks(messages, from_agent=None) -> bool``.
+
+    crewai runs it for direct calls only (``from_agent`` None); inside an agent
+    the executor seam has dispatched already.
+    """
+    proceed = wrapped(*args, **kwargs)
+    messages = _arg(args, kwargs, 0, "messages")
+    if _arg(args, kwargs, 1, "from_agent") is not None or not proceed:
+        return proceed
+    if not isinstance(messages, list) or not has_hooks(P.PRE_MODEL_CALL):
+        return proceed
+    _run_model_hooks(P.PRE_MODEL_CALL, model_context(messages, llm=instance))
+    return proceed
+
+
+def after_direct_llm(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``BaseLLM._invoke_after_llm_call_hooks(messages, response, from_agent=None) -> str``."""
+    answer = wrapped(*args, **kwargs)
+    if _arg(args, kwargs, 2, "from_agent") is not None or not isinstance(answer, str):
+        return answer
+    messages = _arg(args, kwargs, 0, "messages")
+    if not has_hooks(P.POST_MODEL_CALL):
+        return answer
+    ctx = model_context(messages if isinstance(messages, list) else [], llm=instance, response=answer)
+    ctx = _run_model_hooks(P.POST_MODEL_CALL, ctx)
+    return ctx.response if isinstance(ctx.response, str) else answer
+
+
+# -- tool calls --------------------------------------------------------------------------------------
+
+
+def _pre_tool_bridge(native: Any) -> Any:
+    ctx = tool_context_from_native(native)
+    try:
+        dispatch(P.PRE_TOOL_CALL, ctx)
+    except HookAborted:
+        return False  # crewai's own refusal: "Tool execution blocked by hook. Tool: <name>"
+    return None
+
+
+def _post_tool_bridge(native: Any) -> Any:
+    original = getattr(native, "tool_result", None)
+    ctx = tool_context_from_native(native)
+    try:
+        dispatch(P.POST_TOOL_CALL, ctx)
+    except HookAborted as error:
+        raise _aborts.record(error) from None
+    return ctx.tool_result if ctx.tool_result is not original else None
+
+
+_pre_tool_bridge.__name__ = "hookport_pre_tool_call"
+_post_tool_bridge.__name__ = "hookport_post_tool_call"
+
+
+class BridgedHookList(list):  # type: ignore[type-arg]
+    """crewai's module-level tool-hook list, whose `copy()` (what crewai reads) adds the bridge."""
+
+    __slots__ = ("bridge", "point")
+
+    def __init__(self, items: list[Any], bridge: Callable[[Any], Any], point: InterceptionPoint) -> None:
+        super().__init__(items)
+        self.bridge = bridge
+        self.point = point
+
+    def copy(self) -> list[Any]:  # type: ignore[override]
+        items = list(self)
+        if has_hooks(self.point):
+            items.append(self.bridge)
+        return items
+
+
+TOOL_LISTS: dict[str, tuple[Callable[[Any], Any], InterceptionPoint]] = {
+    "_before_tool_call_hooks": (_pre_tool_bridge, P.PRE_TOOL_CALL),
+    "_after_tool_call_hooks": (_post_tool_bridge, P.POST_TOOL_CALL),
+}
+
+
+def attach_tool_lists(module: Any) -> dict[str, list[Any]]:
+    """Swap the lists in ``crewai.hooks.tool_hooks``; returns the originals to restore."""
+    originals: dict[str, list[Any]] = {}
+    for name, (bridge, point) in TOOL_LISTS.items():
+        current = getattr(module, name, None)
+        if not isinstance(current, list) or isinstance(current, BridgedHookList):
+            continue
+        originals[name] = current
+        setattr(module, name, BridgedHookList(current, bridge, point))
+    return originals
+
+
+def detach_tool_lists(module: Any, originals: dict[str, list[Any]]) -> None:
+    """Put crewai's own list objects back, with whatever hooks were registered meanwhile."""
+    for name, original in originals.items():
+        current = getattr(module, name, None)
+        if isinstance(current, BridgedHookList):
+            original[:] = list(current)
+            setattr(module, name, original)
+
+
+# -- execution boundaries ------------------------------------------------------------------------------
+
+
+def _is_internal(instance: Any) -> bool:
+    """crewai's own flows (agent executors, memory) are machinery, not the user's run."""
+    return bool(getattr(instance, "is_crewai_internal", False)) or type(instance).__module__.startswith("crewai.")
+
+
+def _inputs_binding(
+    wrapped: Wrapped, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, Callable[[Any], tuple[tuple[Any, ...], dict[str, Any]]]]:
+    """The ``inputs`` argument of a kickoff, and how to call again with new inputs."""
+    if args:
+        def rebuild(new: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+            return (new, *args[1:]), kwargs
+
+        return args[0], rebuild
+
+    def rebuild_kw(new: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        return args, {**kwargs, "inputs": new}
+
+    return kwargs.get("inputs"), rebuild_kw
+
+
+def _execution_wrapper(owner_field: str, skip_internal: bool = False) -> Callable[..., Any]:
+    """Boundaries for a kickoff: START/INPUT before, OUTPUT/END after, END(failed) on error."""
+
+    def sync_wrapper(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        with _aborts.abort_scope() as box:
+            run = None if skip_internal and _is_internal(instance) else open_execution(FRAMEWORK, **{owner_field: instance})
+            if run is None:
+                try:
+                    result = wrapped(*args, **kwargs)
+                except BaseException as error:
+                    _aborts.settle(box, error)
+                    raise
+                _aborts.settle(box, None)
+                return result
+            inputs, rebuild = _inputs_binding(wrapped, args, kwargs)
+            try:
+                inputs = run.begin(inputs if inputs is not None else {})
+                call_args, call_kwargs = rebuild(inputs)
+                try:
+                    output = wrapped(*call_args, **call_kwargs)
+                except BaseException as error:
+                    _aborts.settle(box, error)
+                    raise
+                _aborts.settle(box, None)
+                return run.succeed(output)
+            except BaseException as error:
+                run.fail(error)
+                raise
+            finally:
+                run.close()
+
+    async def async_wrapper(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        with _aborts.abort_scope() as box:
+            run = None if skip_internal and _is_internal(instance) else open_execution(FRAMEWORK, **{owner_field: instance})
+            if run is None:
+                try:
+                    result = await wrapped(*args, **kwargs)
+                except BaseException as error:
+                    _aborts.settle(box, error)
+                    raise
+                _aborts.settle(box, None)
+                return result
+            inputs, rebuild = _inputs_binding(wrapped, args, kwargs)
+            try:
+                inputs = run.begin(inputs if inputs is not None else {})
+                call_args, call_kwargs = rebuild(inputs)
+                try:
+                    output = await wrapped(*call_args, **call_kwargs)
+                except BaseException as error:
+                    _aborts.settle(box, error)
+                    raise
+                _aborts.settle(box, None)
+                return run.succeed(output)
+            except BaseException as error:
+                run.fail(error)
+                raise
+            finally:
+                run.close()
+
+    def choose(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if inspect.iscoroutinefunction(wrapped):
+            return async_wrapper(wrapped, instance, args, kwargs)
+        return sync_wrapper(wrapped, instance, args, kwargs)
+
+    return choose
+
+
+crew_kickoff = _execution_wrapper("crew")
+flow_kickoff = _execution_wrapper("flow", skip_internal=True)
+
+
+# -- steps ---------------------------------------------------------------------------------------------------
+
+
+def _task_step_fields(task: Any, agent: Any) -> dict[str, Any]:
+    agent = agent or getattr(task, "agent", None)
+    return {"agent": agent, "task": task, "crew": crew_of_task(task, agent)}
+
+
+def _task_name(task: Any) -> str | None:
+    return getattr(task, "name", None) or getattr(task, "description", None)
+
+
+def _task_call(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    return _arg(args, kwargs, 0, "agent"), _arg(args, kwargs, 1, "context")
+
+
+def _with_context(args: tuple[Any, ...], kwargs: dict[str, Any], context: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    if len(args) > 1:
+        return (args[0], context, *args[2:]), kwargs
+    return args, {**kwargs, "context": context}
+
+
+def task_step(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``Task._execute_core(agent, context, tools)``: PRE_STEP's payload is the context string."""
+    if not (has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP)):
+        return wrapped(*args, **kwargs)
+    agent, context = _task_call(args, kwargs)
+    fields = _task_step_fields(instance, agent)
+    name = _task_name(instance)
+    new_context = pre_step(FRAMEWORK, "task", name, context, **fields)
+    if new_context is not context:
+        args, kwargs = _with_context(args, kwargs, new_context)
+    output = wrapped(*args, **kwargs)
+    return post_step(FRAMEWORK, "task", name, output, **fields)
+
+
+async def _atask_step(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    agent, context = _task_call(args, kwargs)
+    fields = _task_step_fields(instance, agent)
+    name = _task_name(instance)
+    new_context = pre_step(FRAMEWORK, "task", name, context, **fields)
+    if new_context is not context:
+        args, kwargs = _with_context(args, kwargs, new_context)
+    output = await wrapped(*args, **kwargs)
+    return post_step(FRAMEWORK, "task", name, output, **fields)
+
+
+def atask_step(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``Task._aexecute_core``: the async twin."""
+    if not (has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP)):
+        return wrapped(*args, **kwargs)
+    return _atask_step(wrapped, instance, args, kwargs)
+
+
+def _params_payload(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    return {f"_{i}": value for i, value in enumerate(args)} | dict(kwargs)
+
+
+def _params_back(payload: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    if not isinstance(payload, dict):
+        return args, kwargs
+    positional = [payload[f"_{i}"] for i in range(len(args)) if f"_{i}" in payload]
+    if len(positional) != len(args):
+        positional = list(args)
+    named = {k: v for k, v in payload.items() if not (k.startswith("_") and k[1:].isdigit())}
+    return tuple(positional), named
+
+
+async def _flow_method_step(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    method_name = _arg(args, kwargs, 0, "method_name")
+    method = _arg(args, kwargs, 1, "method")
+    params_args, params_kwargs = tuple(args[2:]), {k: v for k, v in kwargs.items() if k not in ("method_name", "method")}
+    fields = {"flow": instance}
+    payload = _params_payload(params_args, params_kwargs)
+    new_payload = pre_step(FRAMEWORK, "flow_method", str(method_name), payload, **fields)
+    params_args, params_kwargs = _params_back(new_payload, params_args, params_kwargs)
+    result = await wrapped(method_name, method, *params_args, **params_kwargs)
+    return post_step(FRAMEWORK, "flow_method", str(method_name), result, **fields)
+
+
+def flow_method_step(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``Flow._execute_method(method_name, method, *args, **kwargs)`` of a user flow."""
+    if _is_internal(instance) or not (has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP)):
+        return wrapped(*args, **kwargs)
+    return _flow_method_step(wrapped, instance, args, kwargs)
+
+
+def agent_of(executor: Any) -> Any:
+    return agent_of_executor(executor)

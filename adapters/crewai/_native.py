@@ -1,0 +1,195 @@
+"""crewai >= 1.15.3: attach to crewai's own interception dispatcher.
+
+crewai dispatches all ten points itself, at every call site it has (agent
+executors, the LLM layer and its native providers, the ReAct and native tool
+paths, crews, tasks, flows). hookport joins that dispatch instead of wrapping
+the call sites: crewai resolves a point's hooks through
+``crewai.hooks.dispatch._resolve_hooks`` (for `dispatch`) or
+``get_scoped_hooks`` (the executors' model-call seams, which add scoped hooks
+to a per-executor snapshot). Both are wrapped so that, while at least one
+hookport hook is registered for the point, the resolved list ends with one
+bridge callable that runs hookport's chain.
+
+Nothing is added to crewai's registries: ``crewai.hooks.get_*_hooks()``,
+``clear_*`` and crewai's own hooks behave exactly as without hookport, and a
+point without hookport hooks keeps crewai's no-op fast path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hookport.adapters.crewai import _aborts
+from hookport.adapters.crewai._contexts import (
+    boundary_context_from_native,
+    model_context_from_native,
+    tool_context_from_native,
+)
+from hookport.dispatch import dispatch
+from hookport.errors import HookAborted
+from hookport.points import InterceptionPoint
+from hookport.registry import has_hooks
+
+P = InterceptionPoint
+
+Bridge = Callable[[Any], Any]
+
+
+def _abort(error: HookAborted) -> HookAborted:
+    """Record the abort for the run and give it crewai's `HookAborted` base."""
+    return _aborts.record(error)
+
+
+def _pre_model(native: Any) -> Any:
+    ctx = model_context_from_native(native)
+    try:
+        dispatch(P.PRE_MODEL_CALL, ctx)
+    except HookAborted as error:
+        raise _abort(error) from None
+    return None
+
+
+def _post_model(native: Any) -> Any:
+    original = getattr(native, "response", None)
+    ctx = model_context_from_native(native)
+    try:
+        dispatch(P.POST_MODEL_CALL, ctx)
+    except HookAborted as error:
+        raise _abort(error) from None
+    return ctx.response if ctx.response is not original else None
+
+
+def _pre_tool(native: Any) -> Any:
+    ctx = tool_context_from_native(native)
+    try:
+        dispatch(P.PRE_TOOL_CALL, ctx)
+    except HookAborted:
+        # A refusal, not an abort: crewai's reducer turns False into its block,
+        # the model reads "Tool execution blocked by hook. Tool: <name>".
+        return False
+    return None
+
+
+def _post_tool(native: Any) -> Any:
+    original = getattr(native, "tool_result", None)
+    ctx = tool_context_from_native(native)
+    try:
+        dispatch(P.POST_TOOL_CALL, ctx)
+    except HookAborted as error:
+        raise _abort(error) from None
+    return ctx.tool_result if ctx.tool_result is not original else None
+
+
+def is_internal_flow(flow: Any) -> bool:
+    """crewai's own flows (the Flow-based agent executor, memory flows) are machinery."""
+    if flow is None:
+        return False
+    if getattr(type(flow), "is_crewai_internal", False):
+        return True
+    return type(flow).__module__.startswith("crewai.")
+
+
+def belongs_to_outer_run(point: InterceptionPoint, native: Any) -> bool:
+    """Dispatches of crewai's internal flows that crewai >= 1.15.19 no longer makes.
+
+    crewai 1.15.3 - 1.15.18 dispatch the agent executor's flow methods as
+    steps and its run as an execution of its own, inside the crew's. Only a
+    standalone ``Agent.kickoff()`` (no crew) owns its execution boundaries.
+    """
+    flow = getattr(native, "flow", None)
+    if not is_internal_flow(flow):
+        return False
+    if point in (P.PRE_STEP, P.POST_STEP):
+        return True
+    return getattr(flow, "crew", None) is not None
+
+
+def _boundary(point: InterceptionPoint) -> Bridge:
+    def bridge(native: Any) -> Any:
+        if belongs_to_outer_run(point, native):
+            return None
+        original = getattr(native, "payload", None)
+        ctx = boundary_context_from_native(point, native)
+        failing_end = point is P.EXECUTION_END and getattr(native, "status", None) == "failed"
+        try:
+            dispatch(point, ctx)
+        except HookAborted as error:
+            if failing_end:
+                raise  # crewai swallows it there: nothing is left to abort
+            raise _abort(error) from None
+        return ctx.payload if ctx.payload is not original else None
+
+    return bridge
+
+
+def _named(fn: Bridge, point: InterceptionPoint) -> Bridge:
+    # crewai's telemetry and warnings name a hook by __name__.
+    fn.__name__ = f"hookport_{point.value}"
+    fn.__qualname__ = fn.__name__
+    fn.__hookport_bridge__ = True  # type: ignore[attr-defined]
+    return fn
+
+
+def make_bridges() -> dict[str, Bridge]:
+    """One bridge per point, keyed by the point's value (crewai's enum compares equal)."""
+    bridges: dict[str, Bridge] = {
+        P.PRE_MODEL_CALL.value: _pre_model,
+        P.POST_MODEL_CALL.value: _post_model,
+        P.PRE_TOOL_CALL.value: _pre_tool,
+        P.POST_TOOL_CALL.value: _post_tool,
+    }
+    for point in (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END, P.PRE_STEP, P.POST_STEP):
+        bridges[point.value] = _boundary(point)
+    named: dict[str, Bridge] = {}
+    for value, fn in bridges.items():
+        # a fresh function object per point so each can carry its own name
+        def bound(native: Any, _fn: Bridge = fn) -> Any:
+            return _fn(native)
+
+        named[value] = _named(bound, P(value))
+    return named
+
+
+BRIDGES: dict[str, Bridge] = make_bridges()
+MODEL_POINTS = frozenset({P.PRE_MODEL_CALL.value, P.POST_MODEL_CALL.value})
+
+
+def _point_value(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+    point = args[0] if args else kwargs.get("point")
+    value = getattr(point, "value", point)
+    return value if isinstance(value, str) else None
+
+
+def with_bridge(hooks: list[Any], value: str | None) -> list[Any]:
+    if value is None:
+        return hooks
+    bridge = BRIDGES.get(value)
+    if bridge is None or not has_hooks(P(value)):
+        return hooks
+    return [*hooks, bridge]
+
+
+def resolve_hooks_wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``crewai.hooks.dispatch._resolve_hooks``: what `dispatch()` runs."""
+    return with_bridge(wrapped(*args, **kwargs), _point_value(args, kwargs))
+
+
+def scoped_hooks_wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``crewai.hooks.dispatch.get_scoped_hooks``: what the executors add to their
+    model-call snapshot. Only the model points are bridged here; every other
+    point reaches hookport through `_resolve_hooks`."""
+    value = _point_value(args, kwargs)
+    hooks = wrapped(*args, **kwargs)
+    return with_bridge(hooks, value) if value in MODEL_POINTS else hooks
+
+
+def check_execution_error_wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``Agent._check_execution_error``: a hookport abort is never retried (crewai < 1.15.19 retried it)."""
+    error = args[0] if args else kwargs.get("e")
+    if isinstance(error, HookAborted):
+        raise error
+    pending = _aborts.pending_abort()
+    if pending is not None:
+        raise pending
+    return wrapped(*args, **kwargs)
