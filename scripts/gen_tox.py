@@ -25,6 +25,8 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import shutil
+import subprocess
 import sys
 import urllib.error
 import urllib.request
@@ -204,8 +206,9 @@ def plan_envs(
     dates: ReleaseDates | None,
     cutoff: dt.datetime,
     wrapt1: Sequence[str],
+    resolver: Resolver | None = None,
 ) -> list[FrameworkEnv]:
-    """One env per declared version that is old enough, the newest of each marked for `ci`."""
+    """One env per declared version that is old enough; the newest installable one gets `ci`."""
     envs: list[FrameworkEnv] = []
     for decl in declarations:
         kept: list[tuple[str, tuple[str, ...]]] = []
@@ -221,8 +224,15 @@ def plan_envs(
             continue
         if not (ROOT / "tests" / "adapters" / decl.framework / "harness.py").is_file():
             note(f"{decl.framework}: tests/adapters/{decl.framework}/harness.py is missing; its envs will fail")
+        installable = [v for v, pins in kept if resolver is None or resolver.check(f"{decl.framework} {v}", pins)]
+        ci_version = installable[-1] if installable else None
+        if ci_version != kept[-1][0]:
+            note(
+                f"{decl.framework}: newest declared {kept[-1][0]} cannot be installed, so `ci` runs "
+                f"{ci_version or 'no version'}; declare the newest release that installs"
+            )
         for version, pins in kept:
-            latest = version == kept[-1][0]
+            latest = version == ci_version
             envs.append(FrameworkEnv(decl.framework, decl.distribution, version, pins, latest))
             if latest and decl.framework in wrapt1:
                 envs.append(FrameworkEnv(decl.framework, decl.distribution, version, pins, latest, wrapt1=True))
@@ -231,6 +241,29 @@ def plan_envs(
             if newest and newest not in decl.test_versions:
                 note(f"{decl.framework}: PyPI's newest {decl.distribution} is {newest}, not in test_versions")
     return envs
+
+
+class Resolver:
+    """Asks uv whether an env's pins can be installed together (as of the cutoff), without installing."""
+
+    def __init__(self, uv: str, cutoff: dt.datetime, python: str, base: Sequence[str]) -> None:
+        self.uv, self.cutoff, self.python, self.base = uv, cutoff, python, list(base)
+
+    def check(self, what: str, pins: Sequence[str]) -> bool:
+        command = [self.uv, "pip", "compile", "--quiet", "--no-header", "--python-version", self.python]
+        command += ["--exclude-newer", self.cutoff.strftime("%Y-%m-%dT%H:%M:%SZ"), "-"]
+        try:
+            done = subprocess.run(
+                command, input="\n".join([*pins, *self.base]), capture_output=True, text=True, timeout=300, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired) as error:
+            note(f"{what}: could not ask uv whether it installs ({error}); kept")
+            return True
+        if done.returncode == 0:
+            return True
+        reason = " ".join(line.strip() for line in done.stderr.splitlines() if line.strip())
+        note(f"{what}: its pins do not install together, the env will fail: {reason[:400]}")
+        return False
 
 
 def too_fresh(dates: ReleaseDates | None, pin: str, cutoff: dt.datetime) -> bool:
@@ -278,6 +311,27 @@ def cooldown_cutoff(now: dt.datetime, days: int) -> dt.datetime:
     return dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc)
 
 
+def make_resolver(args: argparse.Namespace, cutoff: dt.datetime) -> Resolver | None:
+    if args.no_resolve or args.offline:
+        return None
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if uv is None:
+        note("uv not found: the pins are not checked for installability")
+        return None
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    return Resolver(uv, cutoff, python, base=project_dependencies())
+
+
+def project_dependencies() -> list[str]:
+    """hookport's own runtime requirements, resolved together with each env's pins."""
+    try:
+        import tomllib
+
+        return list(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"])
+    except (ImportError, OSError, KeyError, ValueError):
+        return []
+
+
 def note(message: str) -> None:
     print(f"gen_tox: {message}", file=sys.stderr)
 
@@ -288,6 +342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cooldown-days", type=int, default=3)
     parser.add_argument("--offline", action="store_true", help="skip the PyPI lookups (no cooldown check)")
     parser.add_argument("--dry-run", action="store_true", help="print the generated block, write nothing")
+    parser.add_argument("--no-resolve", action="store_true", help="do not ask uv whether each env's pins install")
     parser.add_argument(
         "--wrapt1", nargs="*", default=["langchain"], help="frameworks whose latest env also runs on wrapt 1.x"
     )
@@ -306,7 +361,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.offline:
         note("--offline: no cooldown; every declared version is kept")
     dates = None if args.offline else ReleaseDates()
-    envs = plan_envs(declarations, dates, cutoff, args.wrapt1)
+    envs = plan_envs(declarations, dates, cutoff, args.wrapt1, make_resolver(args, cutoff))
     block = render_block(envs, cutoff, cooldown_days)
     if args.dry_run:
         sys.stdout.write(block)
