@@ -253,7 +253,11 @@ def on(
     def decorator(func: HookFn) -> HookFn:
         mark_hook(func, resolved, agents=agents, tools=tools)
         if not looks_like_method(func):
-            func._registered_hook = register_hook(resolved, func, agents=agents, tools=tools)  # type: ignore[attr-defined]
+            entry = register_hook(resolved, func, agents=agents, tools=tools)
+            try:
+                func._registered_hook = entry  # type: ignore[attr-defined]
+            except (AttributeError, TypeError):  # builtins (list.append) take no attributes
+                pass
         return func
 
     return decorator
