@@ -1,0 +1,143 @@
+"""hookport in two minutes: three hook dialects guarding one LangChain agent, offline.
+
+    make demo        # or: python examples/quickstart.py
+
+The agent is a real LangGraph agent loop (langchain 1.x `create_agent`, or
+LangGraph's `create_react_agent` on older installs) driven by a scripted chat
+model, so no API key and no network are needed. Three hooks, written in three
+different styles, all run through the same hookport engine:
+
+- a CrewAI-style ``@before_tool_call`` hook that refuses ``delete_file`` (``return False``);
+- a PraisonAI-style ``add_hook("before_tool")`` hook that logs every tool call;
+- a hookport ``@on(POST_MODEL_CALL)`` hook that redacts card numbers from the model's answers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from typing import Any
+
+warnings.filterwarnings("ignore", message=".*allowed_objects.*")  # a langgraph 0.6 notice, not ours
+
+os.environ.setdefault("LANGSMITH_TRACING", "false")
+os.environ.setdefault("LANGCHAIN_TRACING_V2", "false")
+
+from hookport import InterceptionPoint, adapters, on  # noqa: E402
+from hookport.compat.crewai import before_tool_call  # noqa: E402
+from hookport.compat.praisonai import add_hook  # noqa: E402
+
+report = adapters.install("langchain")  # before or after importing LangChain: both work
+
+from langchain_core.language_models.chat_models import BaseChatModel  # noqa: E402
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage  # noqa: E402
+from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
+from langchain_core.tools import tool  # noqa: E402
+
+FILES = {"notes.txt": "Order #7 paid with card 4111 1111 1111 1111."}
+CARD = re.compile(r"\b(?:\d[ -]?){13,16}\b")
+
+
+def trace(who: str, what: str) -> None:
+    print(f"  {who:<22} {what}")
+
+
+# -- the hooks: three dialects, one engine -----------------------------------------------------
+
+
+@add_hook("before_tool")  # PraisonAI style: None lets the call through (registered first: it sees every call)
+def log_tool_calls(data: Any) -> None:
+    trace("praisonai before_tool", f"{data.tool_name}({data.tool_input})")
+
+
+@before_tool_call  # CrewAI legacy style: return False to refuse the call
+def refuse_deletes(ctx: Any) -> bool | None:
+    if ctx.tool_name == "delete_file":
+        trace("crewai before_tool", f"refused {ctx.tool_name}({ctx.tool_input})")
+        return False
+    return None
+
+
+@on(InterceptionPoint.POST_MODEL_CALL)  # hookport / CrewAI @on style: a returned string replaces the answer
+def redact_card_numbers(ctx: Any) -> str | None:
+    if ctx.response and CARD.search(ctx.response):
+        trace("on(post_model_call)", "redacted a card number in the model's answer")
+        return CARD.sub("[card number redacted]", ctx.response)
+    return None
+
+
+# -- the agent: two tools and a scripted model ----------------------------------------------------
+
+
+@tool
+def read_file(path: str) -> str:
+    """Read a text file."""
+    trace("tool", f"read_file ran on {path}")
+    return FILES.get(path, "no such file")
+
+
+@tool
+def delete_file(path: str) -> str:
+    """Delete a file."""
+    trace("tool", f"delete_file ran on {path}  <- this must never print")
+    FILES.pop(path, None)
+    return "deleted"
+
+
+class ScriptedModel(BaseChatModel):
+    """Plays back a fixed conversation, like a recorded LLM."""
+
+    replies: list[AIMessage]
+    position: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        return self
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        reply = self.replies[min(self.position, len(self.replies) - 1)]
+        self.position += 1
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+
+def build_agent() -> Any:
+    model = ScriptedModel(
+        replies=[
+            AIMessage(
+                content="",
+                tool_calls=[
+                    {"name": "read_file", "args": {"path": "notes.txt"}, "id": "call_read", "type": "tool_call"},
+                    {"name": "delete_file", "args": {"path": "notes.txt"}, "id": "call_delete", "type": "tool_call"},
+                ],
+            ),
+            AIMessage(content="notes.txt says the order was paid with card 4111 1111 1111 1111. I could not delete it."),
+        ]
+    )
+    try:
+        from langchain.agents import create_agent
+    except ImportError:
+        from langgraph.prebuilt import create_react_agent
+
+        return create_react_agent(model, [read_file, delete_file], name="assistant")
+    return create_agent(model, [read_file, delete_file], name="assistant")
+
+
+def main() -> None:
+    print(f"hookport {report.adapter} adapter on langchain-core {report.version}")
+    print("\nWhat each hook did:")
+    state = build_agent().invoke({"messages": [HumanMessage("Summarise notes.txt, then delete it.")]})
+    refusal = next(m for m in state["messages"] if getattr(m, "tool_call_id", None) == "call_delete")
+    print("\nWhat the model was told about delete_file:")
+    print(f"  [{refusal.status}] {refusal.content}")
+    print("\nThe agent's final answer:")
+    print(f"  {state['messages'][-1].content}")
+    print(f"\nnotes.txt still exists: {'notes.txt' in FILES}")
+    adapters.uninstall("langchain")
+
+
+if __name__ == "__main__":
+    main()
