@@ -218,6 +218,19 @@ def summarise(scenarios: Iterable[Scenario]) -> tuple[dict[str, GroupResult], di
     return groups, totals
 
 
+def setup_reason(steps: list[dict[str, Any]]) -> list[str]:
+    """The line of an installer's error that says why (uv's "cause:"), shortened."""
+    reasons = []
+    for step in steps:
+        lines = [line.strip() for line in (step.get("err") or "").splitlines() if line.strip()]
+        chosen = next((ln for ln in lines if ln.startswith("cause:")), None) or next(
+            (ln for ln in lines if ln.lower().startswith("error")), None
+        )
+        if chosen:
+            reasons.append(chosen.removeprefix("cause:").strip().replace("|", "/")[:240])
+    return reasons
+
+
 def tox_outcomes(path: Path | None) -> dict[str, dict[str, Any]]:
     if path is None or not path.is_file():
         return {}
@@ -266,8 +279,9 @@ def env_result(declared: DeclaredEnv, results: Path, tox_runs: dict[str, dict[st
         result.detail = "pytest started but wrote no junit file"
     elif tox_run.get("result") and not tox_run.get("test"):
         result.status = "install failed"
-        failed = [s.get("run_id") for s in tox_run.get("setup", []) if s.get("retcode")]
-        result.detail = f"tox setup step failed: {', '.join(map(str, failed)) or 'unknown'}"
+        failed = [s for s in tox_run.get("setup", []) if s.get("retcode")]
+        steps = ", ".join(str(s.get("run_id")) for s in failed) or "unknown"
+        result.detail = f"tox step {steps} failed" + "".join(f": {why}" for why in setup_reason(failed)[:1])
     elif tox_run.get("result"):
         result.status = "crashed"
         result.detail = f"tox exit code {tox_run['result'].get('exit_code')}, no junit file"
@@ -338,6 +352,10 @@ def columns(envs: Sequence[EnvResult]) -> list[str]:
     return [g for g in GROUPS if g in seen or g in list(GROUPS)[:11]] + sorted(seen - set(GROUPS))
 
 
+def table_cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
 def render_markdown(envs: Sequence[EnvResult], generated: str, cutoff: str | None) -> str:
     frameworks = [e for e in envs if e.framework]
     engine = [e for e in envs if not e.framework]
@@ -393,7 +411,7 @@ def render_markdown(envs: Sequence[EnvResult], generated: str, cutoff: str | Non
         else:
             row += [env.status] * len(groups)
         row += [verdict(env), f"`{env.env}`"]
-        lines.append("| " + " | ".join(row) + " |")
+        lines.append("| " + " | ".join(map(table_cell, row)) + " |")
     if not frameworks:
         lines.append("| (no framework envs in tox.ini) |" + " |" * (len(header) - 1))
     if engine:
@@ -406,7 +424,9 @@ def render_markdown(envs: Sequence[EnvResult], generated: str, cutoff: str | Non
         ]
         for env in engine:
             date = (env.date or "")[:10] or "—"
-            lines.append(f"| {env.env} | {env.python or '?'} | {env.wrapt or '?'} | {date} | {verdict(env)} |")
+            lines.append(
+                f"| {env.env} | {env.python or '?'} | {env.wrapt or '?'} | {date} | {table_cell(verdict(env))} |"
+            )
     lines += detail_sections(frameworks)
     return "\n".join(lines) + "\n"
 
