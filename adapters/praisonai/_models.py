@@ -1,0 +1,433 @@
+"""PRE_MODEL_CALL / POST_MODEL_CALL on every request PraisonAI sends through its OpenAI clients.
+
+PraisonAI's OpenAI-native path (the default, and any OpenAI-compatible
+server) builds every request on the ``openai`` clients its ``OpenAIClient``
+hands out through the ``sync_client`` / ``async_client`` properties, in a
+dozen places (the tool loop, streaming, reflection, the sync path that runs
+the async client). The narrowest point that sees them all is the client
+itself, so this module
+
+- replaces those two properties with ones that instrument the client they
+  return: ``chat.completions.create`` / ``.parse`` and
+  ``beta.chat.completions.parse`` get an instance attribute wrapping the
+  bound method. Only those client objects are touched: the ``openai`` classes
+  and every other client in the process stay as they are;
+- wraps ``OpenAIClient._build_responses_input`` (PRE, with the chat-style
+  messages) and the instrumented client's ``responses.create`` (POST), for the
+  Responses API PraisonAI uses with OpenAI's own endpoint.
+
+One request = one PRE and one POST, sync, async or streamed. Hooks see a deep
+copy of the messages as OpenAI-style dicts; what they leave is what the
+request carries, and PraisonAI's own message list is never touched. A
+streamed response is passed through untouched when no POST hook is
+registered; with one, the stream is read to the end first, POST sees the
+whole text, and a replaced text goes out in the first content chunk.
+"""
+
+from __future__ import annotations
+
+import copy
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextvars import ContextVar
+from typing import Any
+
+import wrapt
+
+from hookport.boundary import ReentrancyGuard
+from hookport.contexts import LLMCallHookContext
+from hookport.dispatch import dispatch
+from hookport.points import InterceptionPoint
+from hookport.registry import has_hooks
+
+from hookport.adapters.praisonai._state import FRAMEWORK, check_latch, current_turn, record
+
+PRE = InterceptionPoint.PRE_MODEL_CALL
+POST = InterceptionPoint.POST_MODEL_CALL
+
+_requests = ReentrancyGuard("praisonai_model_request")
+_pending_responses: ContextVar[LLMCallHookContext | None] = ContextVar(
+    "hookport_praisonai_responses_request", default=None
+)
+
+Args = tuple[Any, ...]
+Kwargs = dict[str, Any]
+
+
+def _hooked() -> bool:
+    return has_hooks(PRE) or has_hooks(POST)
+
+
+# -- messages and contexts ---------------------------------------------------------------------
+
+
+def as_message_dicts(messages: Any) -> list[dict[str, Any]]:
+    """A deep copy of `messages` as OpenAI-style dicts (SDK message objects are dumped)."""
+    converted: list[dict[str, Any]] = []
+    for message in messages or ():
+        if isinstance(message, dict):
+            converted.append(copy.deepcopy(message))
+        elif hasattr(message, "model_dump"):
+            converted.append(message.model_dump(exclude_none=True))
+        else:
+            converted.append({"role": getattr(message, "role", "user"), "content": getattr(message, "content", None)})
+    return converted
+
+
+def _context(messages: Any, params: Kwargs, api: str) -> LLMCallHookContext:
+    turn = current_turn()
+    iterations = 0
+    if turn is not None:
+        iterations = turn.model_calls
+        turn.model_calls += 1
+    model = params.get("model")
+    return LLMCallHookContext(
+        as_message_dicts(messages),
+        llm=model,
+        iterations=iterations,
+        agent=turn.agent if turn is not None else None,
+        agent_role=turn.name if turn is not None else None,
+        framework=FRAMEWORK,
+        metadata={
+            "model": model if isinstance(model, str) else None,
+            "temperature": params.get("temperature"),
+            "tools": params.get("tools"),
+            "stream": bool(params.get("stream")),
+            "api": api,
+        },
+    )
+
+
+def _dispatch(point: InterceptionPoint, ctx: LLMCallHookContext) -> None:
+    try:
+        dispatch(point, ctx)
+    except Exception as error:  # HookAborted, or a broken hook in strict mode: the run ends
+        raise record(error) from None
+
+
+# -- responses ----------------------------------------------------------------------------------
+
+
+def _completion_text(response: Any) -> str | None:
+    """The assistant text of a ChatCompletion (None for anything else, e.g. a raw response)."""
+    choices = getattr(response, "choices", None)
+    if not choices:
+        return None
+    message = getattr(choices[0], "message", None)
+    if message is None:
+        return None
+    return getattr(message, "content", None) or ""
+
+
+def _after_completion(ctx: LLMCallHookContext, response: Any) -> Any:
+    text = _completion_text(response)
+    ctx.response = text if text is not None else ""
+    original = ctx.response
+    _dispatch(POST, ctx)
+    if text is not None and ctx.response is not original:
+        response.choices[0].message.content = ctx.response
+    return response
+
+
+def _delta(chunk: Any) -> Any:
+    choices = getattr(chunk, "choices", None)
+    return getattr(choices[0], "delta", None) if choices else None
+
+
+def _after_chunks(ctx: LLMCallHookContext, chunks: list[Any]) -> None:
+    """POST over a whole buffered stream; a replaced text goes out in the first content chunk."""
+    deltas = [d for d in (_delta(c) for c in chunks) if d is not None]
+    text = "".join(getattr(d, "content", None) or "" for d in deltas)
+    ctx.response = text
+    _dispatch(POST, ctx)
+    if ctx.response is text or not deltas:
+        return
+    carriers = [d for d in deltas if getattr(d, "content", None)] or deltas[:1]
+    carriers[0].content = ctx.response
+    for other in carriers[1:]:
+        other.content = ""
+
+
+class _BufferedStream(wrapt.ObjectProxy):  # type: ignore[misc]
+    """A ``Stream`` read to the end on first use, so POST sees (and may replace) the whole text."""
+
+    def __init__(self, stream: Any, ctx: LLMCallHookContext) -> None:
+        super().__init__(stream)
+        self._self_ctx = ctx
+        self._self_chunks: Iterator[Any] | None = None
+
+    def __enter__(self) -> _BufferedStream:
+        self.__wrapped__.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self.__wrapped__.__exit__(*exc)
+
+    def __iter__(self) -> _BufferedStream:
+        return self
+
+    def __next__(self) -> Any:
+        if self._self_chunks is None:
+            chunks = list(self.__wrapped__)
+            _after_chunks(self._self_ctx, chunks)
+            self._self_chunks = iter(chunks)
+        return next(self._self_chunks)
+
+
+class _BufferedAsyncStream(wrapt.ObjectProxy):  # type: ignore[misc]
+    """The ``AsyncStream`` counterpart of `_BufferedStream`."""
+
+    def __init__(self, stream: Any, ctx: LLMCallHookContext) -> None:
+        super().__init__(stream)
+        self._self_ctx = ctx
+        self._self_chunks: Iterator[Any] | None = None
+
+    async def __aenter__(self) -> _BufferedAsyncStream:
+        await self.__wrapped__.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self.__wrapped__.__aexit__(*exc)
+
+    def __aiter__(self) -> _BufferedAsyncStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        if self._self_chunks is None:
+            chunks = [chunk async for chunk in self.__wrapped__]
+            _after_chunks(self._self_ctx, chunks)
+            self._self_chunks = iter(chunks)
+        try:
+            return next(self._self_chunks)
+        except StopIteration:
+            raise StopAsyncIteration from None
+
+
+# -- chat.completions.create / parse ---------------------------------------------------------------
+
+
+def _before(kwargs: Kwargs, api: str) -> tuple[LLMCallHookContext, Kwargs]:
+    ctx = _context(kwargs.get("messages"), kwargs, api)
+    if has_hooks(PRE):
+        _dispatch(PRE, ctx)
+    return ctx, {**kwargs, "messages": ctx.messages}
+
+
+def chat_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """A sync client's ``chat.completions.create`` / ``parse``."""
+    check_latch()
+    if _requests.any_held() or not _hooked():
+        return wrapped(*args, **kwargs)
+    ctx, kwargs = _before(kwargs, getattr(wrapped, "__name__", "create"))
+    with _requests.hold():
+        response = wrapped(*args, **kwargs)
+    if not has_hooks(POST):
+        return response
+    if kwargs.get("stream") and hasattr(response, "__iter__") and not hasattr(response, "choices"):
+        return _BufferedStream(response, ctx)
+    return _after_completion(ctx, response)
+
+
+async def _achat_request(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs) -> Any:
+    ctx, kwargs = _before(kwargs, getattr(wrapped, "__name__", "create"))
+    with _requests.hold():
+        response = await wrapped(*args, **kwargs)
+    if not has_hooks(POST):
+        return response
+    if kwargs.get("stream") and hasattr(response, "__aiter__") and not hasattr(response, "choices"):
+        return _BufferedAsyncStream(response, ctx)
+    return _after_completion(ctx, response)
+
+
+def achat_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """An async client's ``chat.completions.create`` / ``parse``."""
+    check_latch()
+    if _requests.any_held() or not _hooked():
+        return wrapped(*args, **kwargs)
+    return _achat_request(wrapped, args, kwargs)
+
+
+# -- the Responses API ------------------------------------------------------------------------------
+
+
+def responses_input(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``OpenAIClient._build_responses_input(messages, model, ...)``: PRE with the chat-style messages."""
+    _pending_responses.set(None)
+    if not _hooked():
+        return wrapped(*args, **kwargs)
+    check_latch()
+    messages = args[0] if args else kwargs.get("messages")
+    model = args[1] if len(args) > 1 else kwargs.get("model")
+    ctx = _context(messages, {**kwargs, "model": model}, "responses")
+    if has_hooks(PRE):
+        _dispatch(PRE, ctx)
+    if args:
+        args = (ctx.messages, *args[1:])
+    else:
+        kwargs = {**kwargs, "messages": ctx.messages}
+    params = wrapped(*args, **kwargs)
+    _pending_responses.set(ctx)
+    return params
+
+
+def _response_text(response: Any) -> str:
+    text = getattr(response, "output_text", None)
+    return text if isinstance(text, str) else ""
+
+
+def _after_response(ctx: LLMCallHookContext, response: Any) -> Any:
+    text = _response_text(response)
+    ctx.response = text
+    _dispatch(POST, ctx)
+    if ctx.response is text:
+        return response
+    blocks = [
+        block
+        for item in getattr(response, "output", None) or ()
+        if getattr(item, "type", None) == "message"
+        for block in getattr(item, "content", None) or ()
+        if getattr(block, "type", None) == "output_text"
+    ]
+    if blocks:
+        blocks[0].text = ctx.response
+        for other in blocks[1:]:
+            other.text = ""
+    return response
+
+
+def responses_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """A sync client's ``responses.create``: POST for the request `responses_input` opened."""
+    ctx = _pending_responses.get()
+    _pending_responses.set(None)
+    check_latch()
+    response = wrapped(*args, **kwargs)
+    if ctx is None or not has_hooks(POST) or kwargs.get("stream"):
+        return response
+    return _after_response(ctx, response)
+
+
+async def _aresponses_request(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs,
+                              ctx: LLMCallHookContext | None) -> Any:
+    response = await wrapped(*args, **kwargs)
+    if ctx is None or not has_hooks(POST) or kwargs.get("stream"):
+        return response
+    return _after_response(ctx, response)
+
+
+def aresponses_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """An async client's ``responses.create``."""
+    ctx = _pending_responses.get()
+    _pending_responses.set(None)
+    check_latch()
+    return _aresponses_request(wrapped, args, kwargs, ctx)
+
+
+# -- instrumenting the clients PraisonAI hands out -------------------------------------------------------
+
+
+class ClientInstrumentation:
+    """Instance attributes on the resources of the clients ``OpenAIClient`` returns, removable."""
+
+    def __init__(self) -> None:
+        self._wrapped: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+
+    def instrument(self, client: Any, is_async: bool) -> None:
+        chat_wrapper = achat_request if is_async else chat_request
+        completions = _resource(client, "chat", "completions")
+        self._wrap(completions, "create", chat_wrapper)
+        self._wrap(completions, "parse", chat_wrapper)
+        self._wrap(_resource(client, "beta", "chat", "completions"), "parse", chat_wrapper)
+        self._wrap(_resource(client, "responses"), "create", aresponses_request if is_async else responses_request)
+
+    def _wrap(self, resource: Any, attribute: str, wrapper: Callable[..., Any]) -> None:
+        if resource is None or attribute in getattr(resource, "__dict__", {}):
+            return
+        method = getattr(resource, attribute, None)
+        if method is None:
+            return
+        try:
+            setattr(resource, attribute, wrapt.FunctionWrapper(method, wrapper))
+            self._wrapped.setdefault(resource, set()).add(attribute)
+        except (AttributeError, TypeError):  # a resource that takes no attributes: leave it
+            return
+
+    def instrumented(self, client: Any) -> bool:
+        completions = _resource(client, "chat", "completions")
+        return completions is not None and "create" in self._wrapped.get(completions, ())
+
+    def remove_all(self) -> None:
+        for resource, attributes in list(self._wrapped.items()):
+            for attribute in attributes:
+                resource.__dict__.pop(attribute, None)
+        self._wrapped.clear()
+
+
+def _resource(client: Any, *path: str) -> Any:
+    node = client
+    for name in path:
+        try:
+            node = getattr(node, name, None)
+        except Exception:  # an SDK without that resource, or one that warns on access
+            return None
+        if node is None:
+            return None
+    return node
+
+
+class OpenAIClientPatch:
+    """Swaps ``OpenAIClient.sync_client`` / ``async_client`` for instrumenting properties and
+    wraps ``OpenAIClient._build_responses_input``; `remove()` puts the originals back."""
+
+    TARGET = "praisonaiagents.llm.openai_client:OpenAIClient"
+
+    def __init__(self, is_active: Callable[[], bool]) -> None:
+        self._is_active = is_active
+        self.clients = ClientInstrumentation()
+        self._owner: Any = None
+        self._originals: dict[str, Any] = {}
+
+    @property
+    def applied(self) -> bool:
+        return self._owner is not None
+
+    def apply(self, module: Any) -> list[str]:
+        """Patch ``module.OpenAIClient``; returns what was patched (``module:Class.attribute``)."""
+        owner = getattr(module, "OpenAIClient", None)
+        if owner is None or self._owner is not None:
+            return []
+        patched: list[str] = []
+        for name, is_async in (("sync_client", False), ("async_client", True)):
+            original = owner.__dict__.get(name)
+            if isinstance(original, property) and original.fget is not None:
+                self._originals[name] = original
+                setattr(owner, name, property(self._getter(original.fget, is_async), original.fset, original.fdel,
+                                              original.__doc__))
+                patched.append(f"{self.TARGET}.{name}")
+        original = owner.__dict__.get("_build_responses_input")
+        if callable(original):
+            self._originals["_build_responses_input"] = original
+            owner._build_responses_input = wrapt.FunctionWrapper(original, responses_input)
+            patched.append(f"{self.TARGET}._build_responses_input")
+        self._owner = owner
+        return patched
+
+    def _getter(self, fget: Callable[[Any], Any], is_async: bool) -> Callable[[Any], Any]:
+        clients = self.clients
+        is_active = self._is_active
+
+        def instrumenting_getter(owner: Any) -> Any:
+            client = fget(owner)
+            if client is not None and is_active():
+                clients.instrument(client, is_async)
+            return client
+
+        instrumenting_getter.__wrapped__ = fget  # type: ignore[attr-defined]
+        return instrumenting_getter
+
+    def remove(self) -> None:
+        owner, self._owner = self._owner, None
+        if owner is not None:
+            for name, original in self._originals.items():
+                setattr(owner, name, original)
+        self._originals.clear()
+        self.clients.remove_all()

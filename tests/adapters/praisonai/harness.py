@@ -1,0 +1,146 @@
+"""The PraisonAI conformance harness: a real ``praisonaiagents.Agent`` on the scripted OpenAI server.
+
+The agent is named after the run's ``agent`` argument, has the two counting
+tools as plain Python functions, and talks to `ScriptedOpenAIServer` on
+127.0.0.1 through PraisonAI's own OpenAI client (``OPENAI_BASE_URL`` /
+``OPENAI_API_BASE``, set before praisonaiagents is imported). Output is
+``"silent"``; PraisonAI's telemetry switches are all set to off.
+
+Entries, by release (PraisonAI's own loops differ):
+- ``sync``: ``Agent.chat()``, every supported release;
+- ``async``: ``Agent.achat()``, from 1.6 (1.5's async tool loop breaks after
+  the first tool call with an error of its own);
+- ``stream``: ``Agent.start(stream=True)``, joined, from 1.7.17 (earlier
+  releases end the stream after the first tool call and return "").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+from importlib import metadata
+from typing import Any, ClassVar
+
+import pytest
+
+from tests.support.openai_server import ScriptedOpenAIServer
+
+for _name, _value in {
+    "PRAISONAI_TELEMETRY_DISABLED": "true",
+    "PRAISONAI_DISABLE_TELEMETRY": "true",
+    "PRAISONAI_PERFORMANCE_DISABLED": "true",
+    "DO_NOT_TRACK": "true",
+    "OPENAI_API_KEY": "sk-offline-dummy",
+    "OPENAI_MAX_RETRIES": "0",
+}.items():
+    os.environ[_name] = _value
+for _name in ("PRAISONAI_TELEMETRY_ENABLED", "PRAISONAI_PERFORMANCE_ENABLED", "OPENAI_MODEL_NAME"):
+    os.environ.pop(_name, None)
+
+if importlib.util.find_spec("praisonaiagents") is None:
+    pytest.skip("praisonaiagents is not installed", allow_module_level=True)
+
+SERVER = ScriptedOpenAIServer().start()
+"""One server for the process: PraisonAI caches its OpenAI client per (api key, base URL)."""
+os.environ["OPENAI_BASE_URL"] = SERVER.base_url
+os.environ["OPENAI_API_BASE"] = SERVER.base_url  # PraisonAI prefers it over OPENAI_BASE_URL
+
+praisonaiagents = pytest.importorskip("praisonaiagents")
+
+from praisonaiagents import Agent  # noqa: E402
+
+from tests.conformance.harness import Entry, Harness, RunResult, Turn  # noqa: E402
+
+MODEL = "gpt-4o-mini"
+INSTRUCTIONS = "You are a careful assistant. Use the tools when they help."
+
+
+def praisonai_version() -> tuple[int, ...]:
+    return tuple(int(p) for p in metadata.version("praisonaiagents").split(".")[:3] if p.isdigit())
+
+
+def _entries() -> tuple[Entry, ...]:
+    version = praisonai_version()
+    entries: list[Entry] = ["sync"]
+    if version >= (1, 6):
+        entries.append("async")
+    if version >= (1, 7, 17):
+        entries.append("stream")
+    return tuple(entries)
+
+
+def build_agent(name: str, tool_runs: list[tuple[str, dict[str, Any]]], **options: Any) -> Any:
+    """A real Agent with the two counting tools, talking to the scripted server."""
+
+    def add_numbers(a: int, b: int) -> str:
+        """Add two integers and return the sum.
+
+        Args:
+            a: the first number
+            b: the second number
+        """
+        tool_runs.append(("add_numbers", {"a": a, "b": b}))
+        return str(a + b)
+
+    def purge_records(table: str) -> str:
+        """Delete every record of a table.
+
+        Args:
+            table: the table to purge
+        """
+        tool_runs.append(("purge_records", {"table": table}))
+        return f"purged {table}"
+
+    return Agent(name=name, instructions=INSTRUCTIONS, model=MODEL, tools=[add_numbers, purge_records],
+                 output="silent", **options)
+
+
+def _joined(result: Any) -> Any:
+    if result is None or isinstance(result, str):
+        return result
+    return "".join(str(chunk) for chunk in result)
+
+
+class PraisonAIHarness(Harness):
+    framework: ClassVar[str] = "praisonai"
+    import_name: ClassVar[str] = "praisonaiagents"
+    entries: ClassVar[tuple[Entry, ...]] = _entries()
+    step_kind: ClassVar[str | None] = "agent"
+    not_offered: ClassVar[dict[str, str]] = {
+        "end_on_model_error": "Agent.chat()/achat() catch a failed model request, print it and return None; "
+        "the run ends as completed with output None",
+    }
+
+    server = SERVER
+
+    def run(self, script: list[Turn], *, entry: Entry = "sync", agent: str = "alpha",
+            prompt: str = "What is 2 + 3?") -> RunResult:
+        tool_runs: list[tuple[str, dict[str, Any]]] = []
+        self.server.script(script)
+        output: Any = None
+        error: BaseException | None = None
+        try:
+            worker = build_agent(agent, tool_runs)
+            if entry == "sync":
+                output = worker.chat(prompt)
+            elif entry == "async":
+                output = asyncio.run(worker.achat(prompt))
+            elif entry == "stream":
+                output = _joined(worker.start(prompt, stream=True))
+            else:
+                raise ValueError(f"PraisonAI has no {entry!r} entry point")
+        except Exception as caught:  # noqa: BLE001 - the scenario inspects it
+            error = caught
+        return RunResult(
+            output=output if output is None or isinstance(output, str) else str(output),
+            error=error,
+            model_inputs=[list(body.get("messages", [])) for body in self.server.requests],
+            tool_runs=tool_runs,
+        )
+
+    def refusal_text(self, tool: str, reason: str) -> str:
+        return f"Execution of {tool} was blocked by security policy."
+
+
+HARNESS = PraisonAIHarness
