@@ -10,6 +10,7 @@ when the tool was called without one), and the agent loop goes on.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from hookport.contexts import ToolCallHookContext
@@ -97,34 +98,46 @@ class ToolCall:
 
 def _split_input(tool: Any, tool_input: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """(injected args hooks do not see, the arguments the model chose)."""
+    visible = _visible_keys(tool)
     if isinstance(tool_input, str):
-        names = list(_schema_keys(tool) or ())
+        names = sorted(visible or ())
         return {}, {names[0] if len(names) == 1 else "input": tool_input}
     if not isinstance(tool_input, dict):
         return {}, {"input": tool_input}
-    visible = _schema_keys(tool)
-    filter_injected = getattr(tool, "_filter_injected_args", None)
-    if filter_injected is not None:
-        shown = filter_injected(tool_input)
-    elif visible is not None:
-        shown = {k: v for k, v in tool_input.items() if k in visible}
-    else:
-        shown = dict(tool_input)
-    if shown is tool_input:
-        shown = dict(tool_input)
-    hidden = {k: v for k, v in tool_input.items() if k not in shown}
+    if not visible:
+        return {}, dict(tool_input)
+    shown = {k: v for k, v in tool_input.items() if k in visible}
+    hidden = {k: v for k, v in tool_input.items() if k not in visible}
     return hidden, shown
 
 
-def _schema_keys(tool: Any) -> set[str] | None:
+_schema_cache: dict[int, tuple[Any, frozenset[str] | None]] = {}
+
+
+def _visible_keys(tool: Any) -> frozenset[str] | None:
+    """The arguments the model fills in (the tool-call schema), cached per tool: building the
+    schema is costly on langchain-core 0.3 and injected-arg filtering is costly on 1.x."""
+    key = id(tool)
+    entry = _schema_cache.get(key)
+    if entry is not None and entry[0]() is tool:
+        return entry[1]
+    keys = _schema_keys(tool)
+    try:
+        _schema_cache[key] = (weakref.ref(tool, lambda _, key=key: _schema_cache.pop(key, None)), keys)
+    except TypeError:  # not weakly referenceable: no cache
+        pass
+    return keys
+
+
+def _schema_keys(tool: Any) -> frozenset[str] | None:
     try:
         schema = tool.tool_call_schema
     except Exception:
         return None
     if isinstance(schema, dict):
-        return set(schema.get("properties", {}))
+        return frozenset(schema.get("properties", {}))
     fields = getattr(schema, "model_fields", None)
-    return set(fields) if fields is not None else None
+    return frozenset(fields) if fields is not None else None
 
 
 def _result_text(result: Any) -> str:

@@ -1,0 +1,122 @@
+"""What the LangChain adapter costs on the hot path.
+
+    python benchmarks/langchain_overhead.py [--calls 5000] [--rounds 7]
+
+`FakeListChatModel.invoke` and a `@tool` invoke, each measured unpatched,
+installed with no hooks, with one no-op PRE hook, and with a no-op PRE+POST
+pair. Configurations are interleaved round by round (the best round counts) so
+machine drift hits them alike; ratios are to the unpatched run in the same
+process. Goals: installed-no-hooks within 1.02x, PRE+POST within 1.10x.
+
+Time is this thread's CPU time (`time.thread_time`), so other processes on a
+busy machine do not count against one configuration; ``--wall`` uses
+`time.perf_counter` instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+os.environ.setdefault("LANGSMITH_TRACING", "false")
+os.environ.setdefault("LANGCHAIN_TRACING_V2", "false")
+
+from langchain_core.language_models.fake_chat_models import FakeListChatModel  # noqa: E402
+from langchain_core.tools import tool  # noqa: E402
+
+from hookport import InterceptionPoint as P  # noqa: E402
+from hookport import adapters, clear_all_hooks, register_hook  # noqa: E402
+
+CONFIGS = ("unpatched", "installed, no hooks", "1 no-op PRE hook", "PRE + POST pair")
+
+
+@tool
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+def noop(ctx: Any) -> None:
+    return None
+
+
+def configure(config: str, pre: P, post: P) -> None:
+    clear_all_hooks()
+    if config == "unpatched":
+        adapters.uninstall("langchain")
+        return
+    adapters.install("langchain")
+    if config in ("1 no-op PRE hook", "PRE + POST pair"):
+        register_hook(pre, noop)
+    if config == "PRE + POST pair":
+        register_hook(post, noop)
+
+
+CLOCK: Callable[[], float] = time.thread_time
+
+
+def timed(call: Callable[[], Any], calls: int) -> float:
+    """Seconds per call for `calls` calls."""
+    gc.collect()
+    gc.disable()
+    try:
+        started = CLOCK()
+        for _ in range(calls):
+            call()
+        return (CLOCK() - started) / calls
+    finally:
+        gc.enable()
+
+
+def measure(name: str, call: Callable[[], Any], pre: P, post: P, calls: int, rounds: int) -> list[tuple[str, float]]:
+    best = dict.fromkeys(CONFIGS, float("inf"))
+    for config in CONFIGS:  # warm every path once
+        configure(config, pre, post)
+        timed(call, max(calls // 10, 50))
+    for _ in range(rounds):
+        for config in CONFIGS:
+            configure(config, pre, post)
+            best[config] = min(best[config], timed(call, calls))
+    configure("unpatched", pre, post)
+    return [(config, best[config]) for config in CONFIGS]
+
+
+def table(title: str, rows: list[tuple[str, float]]) -> str:
+    base = rows[0][1]
+    lines = [f"{title}", f"  {'configuration':<22} {'per call':>10} {'ratio':>7}"]
+    for config, seconds in rows:
+        lines.append(f"  {config:<22} {seconds * 1e6:>8.1f}us {seconds / base:>7.3f}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=5000)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--wall", action="store_true", help="wall-clock time instead of thread CPU time")
+    options = parser.parse_args()
+    global CLOCK
+    if options.wall:
+        CLOCK = time.perf_counter
+
+    import langchain_core
+
+    model = FakeListChatModel(responses=["hello there"])
+    print(f"langchain-core {langchain_core.__version__}; best of {options.rounds} rounds x {options.calls} calls, {'wall' if options.wall else 'thread CPU'} time\n")
+    chat = measure(
+        "chat", lambda: model.invoke("hi"), P.PRE_MODEL_CALL, P.POST_MODEL_CALL, options.calls, options.rounds
+    )
+    print(table("FakeListChatModel.invoke", chat))
+    print()
+    tools = measure(
+        "tool", lambda: add.invoke({"a": 2, "b": 3}), P.PRE_TOOL_CALL, P.POST_TOOL_CALL, options.calls, options.rounds
+    )
+    print(table("@tool add.invoke", tools))
+
+
+if __name__ == "__main__":
+    main()
