@@ -105,6 +105,10 @@ class CrewAIAdapter(Adapter):
 
         entry = checkpoint()
         refuse = checkpoint(refuse_after_abort=True)
+        if native:
+            from hookport.adapters.crewai._native import end_after_failure
+
+            run_entry = checkpoint(on_failure=end_after_failure)
         targets = [
             Target("crewai.agent.core", "Agent.execute_task", refuse, ALL_POINTS),
         ]
@@ -112,18 +116,18 @@ class CrewAIAdapter(Adapter):
             targets.append(Target("crewai.agent.core", "Agent.aexecute_task", refuse, ALL_POINTS, mode="async"))
         if native:
             targets += [
-                Target("crewai.crew", "Crew.kickoff", entry, ALL_POINTS),
-                Target("crewai.crew", "Crew.akickoff", entry, ALL_POINTS, mode="async"),
-                Target(_flow_module(), "Flow.kickoff_async", entry, ALL_POINTS, mode="async"),
+                Target("crewai.crew", "Crew.kickoff", run_entry, ALL_POINTS),
+                Target("crewai.crew", "Crew.akickoff", run_entry, ALL_POINTS, mode="async"),
+                Target(_flow_module(), "Flow.kickoff_async", run_entry, ALL_POINTS, mode="async"),
                 Target("crewai.agent.core", "Agent.kickoff", entry, ALL_POINTS),
                 Target("crewai.llms.base_llm", "BaseLLM._invoke_before_llm_call_hooks", entry, (P.PRE_MODEL_CALL,)),
             ]
             if _source_has(_module_file(_flow_module()), "async def akickoff("):
-                targets.append(Target(_flow_module(), "Flow.akickoff", entry, ALL_POINTS, mode="async"))
+                targets.append(Target(_flow_module(), "Flow.akickoff", run_entry, ALL_POINTS, mode="async"))
         return targets
 
     def _native_targets(self) -> list[Target]:
-        from hookport.adapters.crewai import _native
+        from hookport.adapters.crewai import _legacy, _native
 
         dispatch_module = "crewai.hooks.dispatch"
         targets = [
@@ -135,6 +139,9 @@ class CrewAIAdapter(Adapter):
                 (P.PRE_MODEL_CALL, P.POST_MODEL_CALL),
             ),
             Target("crewai.agent.core", "Agent._check_execution_error", _native.check_execution_error_wrapper, ALL_POINTS),
+            # no model call after a swallowed abort; POST_MODEL_CALL for native tool-call answers
+            Target("crewai.utilities.agent_utils", "_setup_before_llm_call_hooks", _legacy.before_llm_seam(native=True), (P.PRE_MODEL_CALL,)),
+            Target("crewai.utilities.agent_utils", "_setup_after_llm_call_hooks", _legacy.after_llm_seam(native=True), (P.POST_MODEL_CALL,)),
         ]
         return targets + self._abort_targets(native=True)
 
@@ -146,8 +153,8 @@ class CrewAIAdapter(Adapter):
         boundaries = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END)
         steps = (P.PRE_STEP, P.POST_STEP)
         targets = [
-            Target("crewai.utilities.agent_utils", "_setup_before_llm_call_hooks", _legacy.before_llm_seam, model),
-            Target("crewai.utilities.agent_utils", "_setup_after_llm_call_hooks", _legacy.after_llm_seam, model),
+            Target("crewai.utilities.agent_utils", "_setup_before_llm_call_hooks", _legacy.before_llm_seam(native=False), model),
+            Target("crewai.utilities.agent_utils", "_setup_after_llm_call_hooks", _legacy.after_llm_seam(native=False), model),
             Target("crewai.crew", "Crew.kickoff", _legacy.crew_kickoff, boundaries),
             Target(flow, "Flow.kickoff", _legacy.flow_kickoff, boundaries),
             Target(flow, "Flow.kickoff_async", _legacy.flow_kickoff, boundaries, mode="async"),

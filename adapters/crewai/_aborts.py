@@ -39,12 +39,15 @@ __all__ = [
 
 
 class AbortBox:
-    """The abort of one run, shared by every thread and task the run starts."""
+    """The abort of one run, shared by every thread and task the run starts.
+
+    `error` is a `HookAborted`, or in strict mode a hook's own exception.
+    """
 
     __slots__ = ("error",)
 
     def __init__(self) -> None:
-        self.error: HookAborted | None = None
+        self.error: BaseException | None = None
 
 
 _box: ContextVar[AbortBox | None] = ContextVar("hookport_crewai_abort_box", default=None)
@@ -87,7 +90,7 @@ def current_box() -> AbortBox | None:
     return _box.get()
 
 
-def pending_abort() -> HookAborted | None:
+def pending_abort() -> BaseException | None:
     box = _box.get()
     return box.error if box is not None else None
 
@@ -95,10 +98,31 @@ def pending_abort() -> HookAborted | None:
 def record(error: HookAborted) -> HookAborted:
     """Remember `error` as the abort of the current run (the first one wins)."""
     adopt(error)
+    _remember(error)
+    return error
+
+
+def _remember(error: BaseException) -> None:
     box = _box.get()
     if box is not None and box.error is None:
         box.error = error
-    return error
+
+
+class StrictHookError(HookAborted):
+    """Carries a hook's exception in strict mode through crewai's fail-open hook loop.
+
+    crewai swallows every exception of a hook except its `HookAborted`; the
+    carrier is one, and the run's checkpoints raise the hook's own exception
+    (its ``__cause__``) to the caller.
+    """
+
+
+def carry(error: Exception) -> HookAborted:
+    """Strict mode: remember the hook's exception for the run and return a carrier to raise."""
+    _remember(error)
+    carrier = StrictHookError(f"hook raised {type(error).__name__} in strict mode: {error}", source="hookport-strict")
+    carrier.__cause__ = error
+    return adopt(carrier)
 
 
 def raise_pending() -> None:
@@ -125,22 +149,35 @@ def _scope() -> Iterator[tuple[AbortBox, bool]]:
             _box.set(None)
 
 
-def _settle(box: AbortBox, error: BaseException | None) -> None:
-    """After the wrapped call: re-raise the recorded abort in place of whatever hid it."""
+FailureHook = Callable[[Any, BaseException], None]
+
+
+def _final_error(box: AbortBox, error: BaseException | None) -> BaseException | None:
+    """What the call really ends with: the recorded abort wins over whatever hid it."""
     pending = box.error
     if pending is None or error is pending:
-        return
+        return error
     if error is not None and not isinstance(error, Exception):
-        return  # KeyboardInterrupt, SystemExit: never masked
-    raise pending.with_traceback(pending.__traceback__)
+        return error  # KeyboardInterrupt, SystemExit: never masked
+    return pending
 
 
-def checkpoint(*, refuse_after_abort: bool = False) -> Callable[..., Any]:
+def checkpoint(*, refuse_after_abort: bool = False, on_failure: FailureHook | None = None) -> Callable[..., Any]:
     """A wrapt wrapper: the abort recorded during the call leaves it, whatever crewai did with it.
 
     With `refuse_after_abort` the call does not even start once the run has
     aborted (``Agent.execute_task``: this is how a retry is refused).
+    `on_failure(instance, error)` runs with the error the call ends with.
     """
+
+    def fail(instance: Any, box: AbortBox, error: BaseException | None) -> None:
+        final = _final_error(box, error)
+        if final is None:
+            return
+        if on_failure is not None:
+            on_failure(instance, final)
+        if final is not error:
+            raise final.with_traceback(final.__traceback__)
 
     def sync_wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         with _scope() as (box, _owner):
@@ -149,9 +186,9 @@ def checkpoint(*, refuse_after_abort: bool = False) -> Callable[..., Any]:
             try:
                 result = wrapped(*args, **kwargs)
             except BaseException as error:
-                _settle(box, error)
+                fail(instance, box, error)
                 raise
-            _settle(box, None)
+            fail(instance, box, None)
             return result
 
     async def async_wrapper(
@@ -163,9 +200,9 @@ def checkpoint(*, refuse_after_abort: bool = False) -> Callable[..., Any]:
             try:
                 result = await wrapped(*args, **kwargs)
             except BaseException as error:
-                _settle(box, error)
+                fail(instance, box, error)
                 raise
-            _settle(box, None)
+            fail(instance, box, None)
             return result
 
     def choose(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -184,4 +221,7 @@ def abort_scope() -> Iterator[AbortBox]:
 
 
 def settle(box: AbortBox, error: BaseException | None) -> None:
-    _settle(box, error)
+    """After a call: re-raise the recorded abort in place of whatever hid it."""
+    final = _final_error(box, error)
+    if final is not None and final is not error:
+        raise final.with_traceback(final.__traceback__)

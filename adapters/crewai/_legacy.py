@@ -24,15 +24,13 @@ from typing import Any
 from hookport.adapters.crewai import _aborts
 from hookport.adapters.crewai._contexts import (
     FRAMEWORK,
-    agent_of_executor,
     crew_of_task,
     model_context,
     model_context_from_executor,
     tool_context_from_native,
 )
+from hookport.adapters.crewai._chain import refused, run_chain
 from hookport.boundary import open_execution, post_step, pre_step
-from hookport.dispatch import dispatch
-from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
 from hookport.registry import has_hooks
 
@@ -49,38 +47,71 @@ def _arg(args: tuple[Any, ...], kwargs: dict[str, Any], index: int, name: str, d
     return kwargs.get(name, default)
 
 
-def _run_model_hooks(point: InterceptionPoint, ctx: Any) -> Any:
-    try:
-        return dispatch(point, ctx)
-    except HookAborted as error:
-        raise _aborts.record(error) from None
+def _tool_call_dicts(answer: list[Any]) -> list[dict[str, Any]]:
+    """A native tool-call answer as OpenAI-style dicts (crewai keeps provider objects)."""
+    calls: list[dict[str, Any]] = []
+    for call in answer:
+        if isinstance(call, dict):
+            calls.append(call)
+        elif hasattr(call, "model_dump"):
+            calls.append(call.model_dump())
+        else:
+            calls.append({"value": call})
+    return calls
 
 
-def before_llm_seam(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``_setup_before_llm_call_hooks(executor_context, printer, ...) -> bool``."""
-    _aborts.raise_pending()  # after an abort that crewai swallowed, no model call starts
-    proceed = wrapped(*args, **kwargs)
-    executor = _arg(args, kwargs, 0, "executor_context")
-    if not proceed or executor is None or not has_hooks(P.PRE_MODEL_CALL):
+def before_llm_seam(native: bool) -> Wrapped:
+    """``agent_utils._setup_before_llm_call_hooks(executor_context, printer, ...) -> bool``.
+
+    Both modes: once the run has aborted (and crewai swallowed it), no model
+    call starts. Legacy mode: hookport's PRE_MODEL_CALL runs here, after
+    crewai's own hooks, on the executor's live message list.
+    """
+
+    def wrapper(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        _aborts.raise_pending()
+        proceed = wrapped(*args, **kwargs)
+        if native or not proceed or not has_hooks(P.PRE_MODEL_CALL):
+            return proceed
+        executor = _arg(args, kwargs, 0, "executor_context")
+        if executor is None or not isinstance(getattr(executor, "messages", None), list):
+            return proceed
+        run_chain(P.PRE_MODEL_CALL, model_context_from_executor(executor))
         return proceed
-    if not isinstance(getattr(executor, "messages", None), list):
-        return proceed
-    _run_model_hooks(P.PRE_MODEL_CALL, model_context_from_executor(executor))
-    return proceed
+
+    return wrapper
 
 
-def after_llm_seam(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``_setup_after_llm_call_hooks(executor_context, answer, printer, ...) -> answer``."""
-    answer = wrapped(*args, **kwargs)
-    executor = _arg(args, kwargs, 0, "executor_context")
-    if executor is None or not isinstance(answer, str) or not has_hooks(P.POST_MODEL_CALL):
-        return answer
-    ctx = _run_model_hooks(P.POST_MODEL_CALL, model_context_from_executor(executor, response=answer))
-    return ctx.response if isinstance(ctx.response, str) else answer
+def after_llm_seam(native: bool) -> Wrapped:
+    """``agent_utils._setup_after_llm_call_hooks(executor_context, answer, printer, ...) -> answer``.
+
+    crewai skips its after-model hooks for a native tool-call answer
+    (crewAIInc/crewAI#6529); hookport still dispatches POST_MODEL_CALL once for
+    it, with ``response=""`` and the calls in ``metadata["tool_calls"]`` (a
+    returned string cannot replace tool calls and is ignored). Legacy mode also
+    dispatches it for text answers.
+    """
+
+    def wrapper(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        answer = wrapped(*args, **kwargs)
+        executor = _arg(args, kwargs, 0, "executor_context")
+        if executor is None or not has_hooks(P.POST_MODEL_CALL):
+            return answer
+        if isinstance(answer, list) and answer:
+            ctx = model_context_from_executor(executor, response="")
+            ctx.metadata["tool_calls"] = _tool_call_dicts(answer)
+            run_chain(P.POST_MODEL_CALL, ctx)
+            return answer
+        if native or not isinstance(answer, str) or not isinstance(getattr(executor, "messages", None), list):
+            return answer
+        ctx = run_chain(P.POST_MODEL_CALL, model_context_from_executor(executor, response=answer))
+        return ctx.response if isinstance(ctx.response, str) else answer
+
+    return wrapper
 
 
 def before_direct_llm(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``BaseLLM._invoke_before_llm_call_hooks(messages, from_agent=None) -> bool``.
+    """``BaseLLM._invoke_before_llm_call_hooks(messages, from_agent=None) -> bool`` (legacy mode).
 
     crewai runs it for direct calls only (``from_agent`` None); inside an agent
     the executor seam has dispatched already.
@@ -91,20 +122,20 @@ def before_direct_llm(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kw
         return proceed
     if not isinstance(messages, list) or not has_hooks(P.PRE_MODEL_CALL):
         return proceed
-    _run_model_hooks(P.PRE_MODEL_CALL, model_context(messages, llm=instance))
+    run_chain(P.PRE_MODEL_CALL, model_context(messages, llm=instance))
     return proceed
 
 
 def after_direct_llm(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``BaseLLM._invoke_after_llm_call_hooks(messages, response, from_agent=None) -> str``."""
+    """``BaseLLM._invoke_after_llm_call_hooks(messages, response, from_agent=None) -> str`` (legacy mode)."""
     answer = wrapped(*args, **kwargs)
     if _arg(args, kwargs, 2, "from_agent") is not None or not isinstance(answer, str):
         return answer
-    messages = _arg(args, kwargs, 0, "messages")
     if not has_hooks(P.POST_MODEL_CALL):
         return answer
+    messages = _arg(args, kwargs, 0, "messages")
     ctx = model_context(messages if isinstance(messages, list) else [], llm=instance, response=answer)
-    ctx = _run_model_hooks(P.POST_MODEL_CALL, ctx)
+    ctx = run_chain(P.POST_MODEL_CALL, ctx)
     return ctx.response if isinstance(ctx.response, str) else answer
 
 
@@ -112,21 +143,13 @@ def after_direct_llm(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwa
 
 
 def _pre_tool_bridge(native: Any) -> Any:
-    ctx = tool_context_from_native(native)
-    try:
-        dispatch(P.PRE_TOOL_CALL, ctx)
-    except HookAborted:
-        return False  # crewai's own refusal: "Tool execution blocked by hook. Tool: <name>"
-    return None
+    # crewai's own refusal: "Tool execution blocked by hook. Tool: <name>"
+    return False if refused(P.PRE_TOOL_CALL, tool_context_from_native(native)) else None
 
 
 def _post_tool_bridge(native: Any) -> Any:
     original = getattr(native, "tool_result", None)
-    ctx = tool_context_from_native(native)
-    try:
-        dispatch(P.POST_TOOL_CALL, ctx)
-    except HookAborted as error:
-        raise _aborts.record(error) from None
+    ctx = run_chain(P.POST_TOOL_CALL, tool_context_from_native(native))
     return ctx.tool_result if ctx.tool_result is not original else None
 
 
@@ -359,6 +382,3 @@ def flow_method_step(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwa
         return wrapped(*args, **kwargs)
     return _flow_method_step(wrapped, instance, args, kwargs)
 
-
-def agent_of(executor: Any) -> Any:
-    return agent_of_executor(executor)

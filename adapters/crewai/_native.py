@@ -26,7 +26,9 @@ from hookport.adapters.crewai._contexts import (
     model_context_from_native,
     tool_context_from_native,
 )
-from hookport.dispatch import dispatch
+from hookport.adapters.crewai._chain import refused, run_chain, run_quietly
+from hookport.adapters.crewai._contexts import FRAMEWORK
+from hookport.contexts import ExecutionEndContext
 from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
 from hookport.registry import has_hooks
@@ -36,54 +38,32 @@ P = InterceptionPoint
 Bridge = Callable[[Any], Any]
 
 
-def _abort(error: HookAborted) -> HookAborted:
-    """Record the abort for the run and give it crewai's `HookAborted` base."""
-    return _aborts.record(error)
-
-
 def _pre_model(native: Any) -> Any:
-    ctx = model_context_from_native(native)
-    try:
-        dispatch(P.PRE_MODEL_CALL, ctx)
-    except HookAborted as error:
-        raise _abort(error) from None
+    run_chain(P.PRE_MODEL_CALL, model_context_from_native(native))
     return None
 
 
 def _post_model(native: Any) -> Any:
     original = getattr(native, "response", None)
-    ctx = model_context_from_native(native)
-    try:
-        dispatch(P.POST_MODEL_CALL, ctx)
-    except HookAborted as error:
-        raise _abort(error) from None
+    ctx = run_chain(P.POST_MODEL_CALL, model_context_from_native(native))
     return ctx.response if ctx.response is not original else None
 
 
 def _pre_tool(native: Any) -> Any:
-    ctx = tool_context_from_native(native)
-    try:
-        dispatch(P.PRE_TOOL_CALL, ctx)
-    except HookAborted:
-        # A refusal, not an abort: crewai's reducer turns False into its block,
-        # the model reads "Tool execution blocked by hook. Tool: <name>".
-        return False
-    return None
+    # A refusal, not an abort: crewai's reducer turns False into its block and
+    # the model reads "Tool execution blocked by hook. Tool: <name>".
+    return False if refused(P.PRE_TOOL_CALL, tool_context_from_native(native)) else None
 
 
 def _post_tool(native: Any) -> Any:
     original = getattr(native, "tool_result", None)
-    ctx = tool_context_from_native(native)
-    try:
-        dispatch(P.POST_TOOL_CALL, ctx)
-    except HookAborted as error:
-        raise _abort(error) from None
+    ctx = run_chain(P.POST_TOOL_CALL, tool_context_from_native(native))
     return ctx.tool_result if ctx.tool_result is not original else None
 
 
 def is_internal_flow(flow: Any) -> bool:
     """crewai's own flows (the Flow-based agent executor, memory flows) are machinery."""
-    if flow is None:
+    if flow is None or not _is_flow(flow):
         return False
     if getattr(type(flow), "is_crewai_internal", False):
         return True
@@ -105,22 +85,53 @@ def belongs_to_outer_run(point: InterceptionPoint, native: Any) -> bool:
     return getattr(flow, "crew", None) is not None
 
 
+_open_runs: set[int] = set()
+"""Crews and flows whose EXECUTION_START reached hookport and whose END has not yet."""
+
+
+def _owner(native: Any) -> Any:
+    return getattr(native, "crew", None) or getattr(native, "flow", None)
+
+
 def _boundary(point: InterceptionPoint) -> Bridge:
     def bridge(native: Any) -> Any:
         if belongs_to_outer_run(point, native):
             return None
         original = getattr(native, "payload", None)
         ctx = boundary_context_from_native(point, native)
-        failing_end = point is P.EXECUTION_END and getattr(native, "status", None) == "failed"
-        try:
-            dispatch(point, ctx)
-        except HookAborted as error:
-            if failing_end:
-                raise  # crewai swallows it there: nothing is left to abort
-            raise _abort(error) from None
+        if point is P.EXECUTION_END:
+            _open_runs.discard(id(_owner(native)))
+            if getattr(native, "status", None) == "failed":
+                run_quietly(point, ctx)  # the run failed already: nothing is left to abort
+                return None
+        run_chain(point, ctx)
+        owner = _owner(native)
+        if point is P.EXECUTION_START and owner is not None and not is_internal_flow(owner):
+            _open_runs.add(id(owner))
         return ctx.payload if ctx.payload is not original else None
 
     return bridge
+
+
+def end_after_failure(instance: Any, error: BaseException) -> None:
+    """EXECUTION_END(failed) for a kickoff that raised, where crewai dispatched none.
+
+    crewai dispatches END on the failure path only from 1.15.6; before, a
+    failed run that started never ended. When crewai does it, its END reached
+    the bridge first and this is a no-op: END fires exactly once.
+    """
+    if id(instance) not in _open_runs:
+        return
+    _open_runs.discard(id(instance))
+    if not has_hooks(P.EXECUTION_END):
+        return
+    field = "flow" if _is_flow(instance) else "crew"
+    ctx = ExecutionEndContext(None, output=None, status="failed", error=error, framework=FRAMEWORK, **{field: instance})
+    run_quietly(P.EXECUTION_END, ctx)
+
+
+def _is_flow(instance: Any) -> bool:
+    return any(klass.__name__ == "Flow" for klass in type(instance).__mro__)
 
 
 def _named(fn: Bridge, point: InterceptionPoint) -> Bridge:
@@ -165,9 +176,13 @@ def with_bridge(hooks: list[Any], value: str | None) -> list[Any]:
     if value is None:
         return hooks
     bridge = BRIDGES.get(value)
-    if bridge is None or not has_hooks(P(value)):
+    if bridge is None:
         return hooks
-    return [*hooks, bridge]
+    point = P(value)
+    # START is also bridged for END hooks: it opens the run a failure END closes.
+    if has_hooks(point) or (point is P.EXECUTION_START and has_hooks(P.EXECUTION_END)):
+        return [*hooks, bridge]
+    return hooks
 
 
 def resolve_hooks_wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

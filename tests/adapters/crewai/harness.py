@@ -1,11 +1,12 @@
 """The CrewAI conformance harness: a real Crew, one Agent, one Task, a scripted model.
 
 The model is a `crewai.BaseLLM` subclass that answers from the script and
-records what it received. By default it speaks crewai's ReAct text protocol
-(``Action: add_numbers`` / ``Final Answer: ...``), which every supported
-release drives the same way; ``CrewAIHarness(mode="native")`` returns
-OpenAI-style tool calls instead (crewai's native function-calling path, also
-parallel calls), and ``mode="provider"`` points crewai's real OpenAI provider
+records what it received. By default it returns OpenAI-style tool calls
+(crewai's native function-calling path, parallel calls included) where the
+release drives that path, and crewai's ReAct text protocol (``Action:
+add_numbers`` / ``Final Answer: ...``) on 1.5 / 1.6, which have only that one.
+``CrewAIHarness(mode="react")`` forces the text protocol, and
+``mode="provider"`` points crewai's real OpenAI provider
 (``LLM(model="openai/...", base_url=...)``) at the local scripted server.
 
 Disk side effects go to a throw-away HOME and CREWAI_STORAGE_DIR; telemetry,
@@ -188,6 +189,21 @@ class PurgeRecordsTool(BaseTool):
 # -- the harness ---------------------------------------------------------------------------------------------------
 
 
+def native_tools_supported() -> bool:
+    """Whether this crewai's agent executor drives native function calling (not in 1.5 / 1.6)."""
+    from pathlib import Path
+
+    root = Path(crewai.__file__).parent
+    for relative in ("agents/agent_executor.py", "agents/crew_agent_executor.py", "experimental/agent_executor.py"):
+        path = root / relative
+        if path.exists() and "native_tool" in path.read_text(encoding="utf-8"):
+            return True
+    return False
+
+
+NATIVE_TOOLS = native_tools_supported()
+
+
 def _has(obj: Any, name: str) -> bool:
     return callable(getattr(obj, name, None))
 
@@ -199,8 +215,8 @@ class CrewAIHarness(Harness):
     step_kind: ClassVar[str | None] = "task"
     not_offered: ClassVar[dict[str, str]] = {}
 
-    def __init__(self, mode: Mode = "react", server: Any = None) -> None:
-        self.mode = mode
+    def __init__(self, mode: Mode | None = None, server: Any = None) -> None:
+        self.mode: Mode = mode or ("native" if NATIVE_TOOLS else "react")
         self.server = server
 
     # -- building a crew ------------------------------------------------------------------------------
