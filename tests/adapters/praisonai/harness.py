@@ -96,6 +96,19 @@ def build_agent(name: str, tool_runs: list[tuple[str, dict[str, Any]]], **option
                  output="silent", **options)
 
 
+def fresh_openai_client() -> None:
+    """Drop PraisonAI's cached OpenAI client, so each run gets its own.
+
+    1.6.x and 1.7.0 reuse an ``AsyncOpenAI`` bound to the event loop of the
+    previous ``chat()``, so every second run in a process fails with "Event
+    loop is closed" (a PraisonAI bug, fixed later in 1.7.x, hookport or not).
+    """
+    from praisonaiagents.llm import openai_client
+
+    if hasattr(openai_client, "_global_client"):
+        openai_client._global_client = None
+
+
 def _joined(result: Any) -> Any:
     if result is None or isinstance(result, str):
         return result
@@ -118,6 +131,7 @@ class PraisonAIHarness(Harness):
             prompt: str = "What is 2 + 3?") -> RunResult:
         tool_runs: list[tuple[str, dict[str, Any]]] = []
         self.server.script(script)
+        fresh_openai_client()
         output: Any = None
         error: BaseException | None = None
         try:
