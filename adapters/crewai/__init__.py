@@ -65,6 +65,16 @@ def _flow_module() -> str:
     return "crewai.flow.flow"
 
 
+PROVIDERS = (
+    ("openai", "OpenAICompletion"),
+    ("anthropic", "AnthropicCompletion"),
+    ("azure", "AzureCompletion"),
+    ("bedrock", "BedrockCompletion"),
+    ("gemini", "GeminiCompletion"),
+)
+"""crewai's built-in providers (``crewai.llms.providers.<name>.completion``)."""
+
+
 def _module_file(module: str) -> str:
     """``crewai.flow.runtime`` -> ``flow/runtime/__init__.py`` (relative to crewai's directory)."""
     relative = module.split(".", 1)[1].replace(".", "/")
@@ -166,6 +176,12 @@ class CrewAIAdapter(Adapter):
                 Target("crewai.llms.base_llm", "BaseLLM._invoke_before_llm_call_hooks", _legacy.before_direct_llm, model),
                 Target("crewai.llms.base_llm", "BaseLLM._invoke_after_llm_call_hooks", _legacy.after_direct_llm, model),
             ]
+        else:  # 1.5 - 1.9: the LLM layer dispatches nothing for a direct call
+            targets.append(Target("crewai.llm", "LLM.call", _legacy.direct_llm_call, model))
+            for provider, cls in PROVIDERS:
+                module = f"crewai.llms.providers.{provider}.completion"
+                if _source_has(_module_file(module), f"class {cls}("):
+                    targets.append(Target(module, f"{cls}.call", _legacy.direct_llm_call, model))
         if _source_has("crew.py", "async def akickoff("):
             targets.append(Target("crewai.crew", "Crew.akickoff", _legacy.crew_kickoff, boundaries, mode="async"))
         if _source_has(_module_file(flow), "async def akickoff("):

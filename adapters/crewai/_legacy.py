@@ -30,7 +30,7 @@ from hookport.adapters.crewai._contexts import (
     tool_context_from_native,
 )
 from hookport.adapters.crewai._chain import refused, run_chain
-from hookport.boundary import open_execution, post_step, pre_step
+from hookport.boundary import ReentrancyGuard, open_execution, post_step, pre_step
 from hookport.points import InterceptionPoint
 from hookport.registry import has_hooks
 
@@ -136,6 +136,47 @@ def after_direct_llm(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwa
     messages = _arg(args, kwargs, 0, "messages")
     ctx = model_context(messages if isinstance(messages, list) else [], llm=instance, response=answer)
     ctx = run_chain(P.POST_MODEL_CALL, ctx)
+    return ctx.response if isinstance(ctx.response, str) else answer
+
+
+_direct_guard = ReentrancyGuard("crewai_direct_llm_call")
+
+
+def _with_arg0(args: tuple[Any, ...], kwargs: dict[str, Any], value: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    if args:
+        return (value, *args[1:]), kwargs
+    return args, {**kwargs, "messages": value}
+
+
+def direct_llm_call(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``LLM.call`` / ``<Provider>Completion.call`` on releases whose LLM layer has no hook seam (1.5 - 1.9).
+
+    Inside an agent (``from_agent`` set) the executor seam has dispatched; a
+    direct call dispatches here, once, on a copy of the caller's messages.
+    """
+    if (
+        _arg(args, kwargs, 5, "from_agent") is not None
+        or _direct_guard.held(id(instance))
+        or not (has_hooks(P.PRE_MODEL_CALL) or has_hooks(P.POST_MODEL_CALL))
+    ):
+        return wrapped(*args, **kwargs)
+    messages = _arg(args, kwargs, 0, "messages")
+    if isinstance(messages, str):
+        dicts = [{"role": "user", "content": messages}]
+    elif isinstance(messages, list):
+        dicts = [dict(m) if isinstance(m, dict) else m for m in messages]
+    else:
+        return wrapped(*args, **kwargs)
+    ctx = model_context(dicts, llm=instance)
+    if has_hooks(P.PRE_MODEL_CALL):
+        run_chain(P.PRE_MODEL_CALL, ctx)
+        args, kwargs = _with_arg0(args, kwargs, ctx.messages)
+    with _direct_guard.hold(id(instance)):
+        answer = wrapped(*args, **kwargs)
+    if not isinstance(answer, str) or not has_hooks(P.POST_MODEL_CALL):
+        return answer
+    ctx.response = answer
+    run_chain(P.POST_MODEL_CALL, ctx)
     return ctx.response if isinstance(ctx.response, str) else answer
 
 

@@ -226,7 +226,8 @@ class CrewAIHarness(Harness):
             from crewai import LLM
 
             assert self.server is not None, "provider mode needs a ScriptedOpenAIServer"
-            return LLM(model="openai/scripted-model", base_url=self.server.base_url, api_key="sk-offline-dummy")
+            # a model name crewai knows, so every release routes it to its native OpenAI provider
+            return LLM(model="openai/gpt-4o-mini", base_url=self.server.base_url, api_key="sk-offline-dummy")
         return ScriptedLLM(run_id, native=self.mode == "native")
 
     def make_crew(self, run_id: str, agent: str, prompt: str, **agent_options: Any) -> Crew:
@@ -251,7 +252,8 @@ class CrewAIHarness(Harness):
         run_id = f"run-{next(_ids)}"
         record = _RUNS[run_id] = _Record(script)
         if self.server is not None:
-            self.server.script(record.script)
+            turns = record.script if NATIVE_TOOLS else [Turn(text=react_text(t), error=t.error) for t in record.script]
+            self.server.script(turns)
         output: str | None = None
         error: BaseException | None = None
         try:
