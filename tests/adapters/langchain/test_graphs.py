@@ -190,9 +190,11 @@ def test_tool_node_does_not_turn_an_abort_into_a_tool_error() -> None:
     def stop(ctx: Any) -> None:
         raise HookAborted("result leaked a secret")
 
+    steps = collect(P.POST_STEP)
     with pytest.raises(HookAborted, match="result leaked a secret"):
         _loop_with(model, tools, handle_tool_errors=True).invoke({"messages": [HumanMessage("hi")]})
     assert len(record.tool_runs) == 1
+    assert [s.step_name for s in steps] == ["model"], "the tools node completed with an error ToolMessage"
     assert len(record.model_inputs) == 1, "the agent went on after the abort"
 
 
