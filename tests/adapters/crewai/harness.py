@@ -113,9 +113,6 @@ class ScriptedLLM(BaseLLM):
         with record.lock:
             record.model_inputs.append(copy.deepcopy(messages))
         answered = sum(1 for m in messages if m.get("role") == "assistant")
-        if not self.native:
-            # ReAct: crewai keeps each answer as an assistant message
-            pass
         return record.script[min(answered, len(record.script) - 1)]
 
     def call(  # type: ignore[override]
@@ -132,11 +129,13 @@ class ScriptedLLM(BaseLLM):
         turn = self._turn_for(_as_dicts(messages))
         if turn.error is not None:
             raise RuntimeError(turn.error)
-        if turn.tool_calls and self.native and tools:
-            return [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.args)}}
-                for c in turn.tool_calls
-            ]
+        if self.native and tools:
+            if turn.tool_calls:
+                return [
+                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.args)}}
+                    for c in turn.tool_calls
+                ]
+            return turn.text or ""
         return react_text(turn)
 
     async def acall(self, messages: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
