@@ -62,9 +62,11 @@ class LangChainAdapter(Adapter):
     name: ClassVar[str] = "langchain"
     distribution: ClassVar[str] = "langchain-core"
     extra: ClassVar[str] = "langchain"
-    supported: ClassVar[str] = ">=0.3.67,<2"
-    test_versions: ClassVar[tuple[str, ...]] = ("0.3.67", "0.3.86", "1.8.4")
+    supported: ClassVar[str] = ">=0.3,<2"
+    test_versions: ClassVar[tuple[str, ...]] = ("0.3.0", "0.3.67", "0.3.86", "1.8.4")
     companions: ClassVar[dict[str, tuple[str, ...]]] = {
+        # langchain-core alone: no langgraph release with the 0.6 call sites accepts a core this old.
+        "0.3.0": (),
         # langgraph-prebuilt 0.6 needs langchain-core>=0.3.67: the oldest core with the whole 0.6 stack.
         "0.3.67": ("langgraph==0.6.0", "langgraph-prebuilt==0.6.0", "langgraph-checkpoint<3", "langchain==0.3.26"),
         "0.3.86": ("langgraph==0.6.11", "langgraph-prebuilt==0.6.5", "langchain==0.3.30"),

@@ -2,7 +2,10 @@
 
 The loop is langchain 1.x `create_agent` when it exists, else LangGraph's
 `create_react_agent` (langgraph 0.6 + langchain-core 0.3), or a hand-built
-StateGraph + ToolNode loop (``LangChainHarness(loop="graph")``). The model is a
+StateGraph + ToolNode loop (``LangChainHarness(loop="graph")``). With
+langchain-core alone (no langgraph) it is a plain LCEL agent loop, a
+`RunnableSequence` of `RunnableLambda`s calling the model and the tools; that
+setup has no graph steps and no per-item batch executions, and says so. The model is a
 `BaseChatModel` subclass that answers from the script (through `_generate`, or
 `_stream` when LangGraph streams messages), supports `bind_tools`, and records
 every request as OpenAI-style dicts.
@@ -11,6 +14,7 @@ every request as OpenAI-style dicts.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import itertools
 import json
 import threading
@@ -20,7 +24,6 @@ from typing import Any, ClassVar, Literal
 import pytest
 
 pytest.importorskip("langchain_core")
-pytest.importorskip("langgraph")
 
 from langchain_core.language_models.chat_models import BaseChatModel  # noqa: E402
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage  # noqa: E402
@@ -48,7 +51,8 @@ def _import_every_call_site() -> None:
 
 _import_every_call_site()
 
-Loop = Literal["auto", "create_agent", "react", "graph"]
+Loop = Literal["auto", "create_agent", "react", "graph", "lcel"]
+HAS_LANGGRAPH = importlib.util.find_spec("langgraph") is not None
 
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool", "AIMessageChunk": "assistant"}
 
@@ -155,6 +159,8 @@ def make_tools(record: Record) -> list[Any]:
 
 
 def build_agent(model: BaseChatModel, tools: list[Any], name: str, loop: Loop = "auto") -> Any:
+    if loop == "lcel" or (loop == "auto" and not HAS_LANGGRAPH):
+        return build_lcel_loop(model, tools, name)
     if loop in ("auto", "create_agent"):
         try:
             from langchain.agents import create_agent
@@ -189,6 +195,40 @@ def build_graph_loop(model: BaseChatModel, tools: list[Any], name: str) -> Any:
     return graph.compile(name=name)
 
 
+def build_lcel_loop(model: BaseChatModel, tools: list[Any], name: str, max_turns: int = 10) -> Any:
+    """An agent loop with langchain-core alone: model, then every requested tool, until a final answer."""
+    from langchain_core.runnables import RunnableLambda, RunnableSequence
+
+    bound = model.bind_tools(tools)
+    by_name = {t.name: t for t in tools}
+
+    def start(state: dict[str, Any]) -> dict[str, Any]:
+        return {"messages": list(state["messages"])}
+
+    def loop(state: dict[str, Any]) -> dict[str, Any]:
+        messages = state["messages"]
+        for _ in range(max_turns):
+            answer = bound.invoke(messages)
+            messages.append(answer)
+            if not answer.tool_calls:
+                break
+            messages.extend(by_name[c["name"]].invoke({**c, "type": "tool_call"}) for c in answer.tool_calls)
+        return {"messages": messages}
+
+    async def aloop(state: dict[str, Any]) -> dict[str, Any]:
+        messages = state["messages"]
+        for _ in range(max_turns):
+            answer = await bound.ainvoke(messages)
+            messages.append(answer)
+            if not answer.tool_calls:
+                break
+            for c in answer.tool_calls:
+                messages.append(await by_name[c["name"]].ainvoke({**c, "type": "tool_call"}))
+        return {"messages": messages}
+
+    return RunnableSequence(RunnableLambda(start), RunnableLambda(loop, afunc=aloop), name=name)
+
+
 def final_text(output: Any) -> str | None:
     """The answer text from what the entry point returned (a state dict, or whatever an OUTPUT hook put there)."""
     if output is None or isinstance(output, str):
@@ -212,6 +252,12 @@ class LangChainHarness(Harness):
 
     def __init__(self, loop: Loop = "auto") -> None:
         self.loop = loop
+        if loop == "lcel" or (loop == "auto" and not HAS_LANGGRAPH):
+            self.entries = ("sync", "async", "stream")
+            self.step_kind = None
+            self.not_offered = {
+                "steps": "an LCEL loop has no graph steps (install langgraph for PRE/POST_STEP per node)",
+            }
 
     def refusal_text(self, tool: str, reason: str) -> str:
         from hookport.adapters.langchain import blocked_message
@@ -249,6 +295,12 @@ class LangChainHarness(Harness):
     def _stream(graph: Any, inputs: dict[str, Any]) -> Any:
         """Stream state values and model tokens together, as chat UIs do; the answer is the last state."""
         last: Any = None
+        from langchain_core.runnables import RunnableSequence
+
+        if isinstance(graph, RunnableSequence):  # the LCEL loop: its chunks are states
+            for item in graph.stream(inputs):
+                last = item
+            return last
         for item in graph.stream(inputs, stream_mode=["messages", "values"]):
             if isinstance(item, tuple) and len(item) == 2 and item[0] in ("messages", "values"):
                 if item[0] == "values":
