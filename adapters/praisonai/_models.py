@@ -62,16 +62,31 @@ def _hooked() -> bool:
 
 
 def as_message_dicts(messages: Any) -> list[dict[str, Any]]:
-    """A deep copy of `messages` as OpenAI-style dicts (SDK message objects are dumped)."""
+    """A deep copy of `messages` as plain OpenAI-style dicts.
+
+    PraisonAI's list mixes dicts with SDK objects (an assistant turn's
+    ``tool_calls`` are ``ChatCompletionMessageToolCall`` objects); those are
+    dumped, so hooks see JSON-like data only.
+    """
     converted: list[dict[str, Any]] = []
     for message in messages or ():
-        if isinstance(message, dict):
-            converted.append(copy.deepcopy(message))
-        elif hasattr(message, "model_dump"):
-            converted.append(message.model_dump(exclude_none=True))
-        else:
-            converted.append({"role": getattr(message, "role", "user"), "content": getattr(message, "content", None)})
+        plain = _plain(message)
+        if not isinstance(plain, dict):
+            plain = {"role": getattr(message, "role", "user"), "content": getattr(message, "content", None)}
+        converted.append(plain)
     return converted
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if hasattr(value, "model_dump"):
+        return value.model_dump(exclude_none=True)
+    return copy.deepcopy(value)
 
 
 def _context(messages: Any, params: Kwargs, api: str) -> LLMCallHookContext:

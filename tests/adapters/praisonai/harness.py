@@ -10,8 +10,8 @@ Entries, by release (PraisonAI's own loops differ):
 - ``sync``: ``Agent.chat()``, every supported release;
 - ``async``: ``Agent.achat()``, from 1.6 (1.5's async tool loop breaks after
   the first tool call with an error of its own);
-- ``stream``: ``Agent.start(stream=True)``, joined, from 1.7.17 (earlier
-  releases end the stream after the first tool call and return "").
+- ``stream``: ``Agent.start(stream=True)``, joined, from 1.7.2 (1.5 - 1.7.1
+  end the stream after the first tool call and return "").
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def _entries() -> tuple[Entry, ...]:
     entries: list[Entry] = ["sync"]
     if version >= (1, 6):
         entries.append("async")
-    if version >= (1, 7, 17):
+    if version >= (1, 7, 2):
         entries.append("stream")
     return tuple(entries)
 
