@@ -18,6 +18,7 @@ These releases have only the four legacy hook families. hookport attaches:
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -183,9 +184,28 @@ def direct_llm_call(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwar
 # -- tool calls --------------------------------------------------------------------------------------
 
 
+_REACT_TOOL_SITES = frozenset({"execute_tool_and_check_finality", "aexecute_tool_and_check_finality"})
+
+
 def _pre_tool_bridge(native: Any) -> Any:
-    # crewai's own refusal: "Tool execution blocked by hook. Tool: <name>"
-    return False if refused(P.PRE_TOOL_CALL, tool_context_from_native(native)) else None
+    """Returns False to refuse: crewai answers "Tool execution blocked by hook. Tool: <name>"."""
+    if not refused(P.PRE_TOOL_CALL, tool_context_from_native(native)):
+        return None
+    if sys._getframe(1).f_code.co_name in _REACT_TOOL_SITES:
+        _post_after_refusal(native)
+    return False
+
+
+def _post_after_refusal(native: Any) -> None:
+    """The legacy ReAct path returns a refusal without its after-tool hooks; from 1.15.3
+    (and on the legacy native path) they run on the refusal text. hookport runs
+    POST_TOOL_CALL here so a refused tool looks the same on every release; the
+    refusal text itself is crewai's and is not replaced."""
+    if not has_hooks(P.POST_TOOL_CALL):
+        return
+    ctx = tool_context_from_native(native)
+    ctx.tool_result = ctx.raw_tool_result = f"Tool execution blocked by hook. Tool: {getattr(native, 'tool_name', '')}"
+    run_chain(P.POST_TOOL_CALL, ctx)
 
 
 def _post_tool_bridge(native: Any) -> Any:
