@@ -87,12 +87,26 @@ def dry_install(adapter: Adapter, diagnosis: FrameworkDiagnosis) -> None:
         try:
             state = adapter._resolve(target, import_module=True)
         except ImportError as error:
-            diagnosis.missing.append(f"{target.name} ({type(error).__name__}: {error})")
+            if module_is_gone(target.module, error):
+                diagnosis.missing.append(f"{target.name} ({type(error).__name__}: {error})")
+            else:  # the module is there but needs an optional dependency that is not installed
+                diagnosis.skipped.append(f"{target.name} (cannot be imported here: {error})")
             continue
         except Exception as error:  # importing the framework itself failed
             diagnosis.error = f"importing {target.module} failed: {type(error).__name__}: {error}"
             return
         {"found": diagnosis.found, "skipped": diagnosis.skipped}.get(state, diagnosis.missing).append(target.name)
+
+
+def module_is_gone(module: str, error: ImportError) -> bool:
+    """True when the target's own module (or a parent package) does not exist: the framework moved it.
+
+    Any other import failure (a provider module raising because its optional extra is
+    missing) is a piece of the framework that is not installed, like a skipped target;
+    the real install patches it lazily, if it is ever imported.
+    """
+    name = getattr(error, "name", None)
+    return isinstance(error, ModuleNotFoundError) and bool(name) and (module == name or module.startswith(f"{name}."))
 
 
 def diagnose() -> list[FrameworkDiagnosis]:

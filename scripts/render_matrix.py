@@ -437,15 +437,19 @@ def detail_sections(envs: Sequence[EnvResult]) -> list[str]:
     if failures:
         lines += ["", "## Failures", ""]
         lines += [f"- `{e.env}` {k}: {s.reason or 'failed'}" for e, k, s in failures]
-    reasons: dict[tuple[str, str], set[str]] = {}
+    reasons: dict[tuple[str, str, str], list[str]] = {}
     for env in envs:
         for key, scenario in env.scenarios.items():
             if scenario.result in ("not offered", "skipped"):
                 text = (scenario.reason or "").removeprefix(f"{NOT_OFFERED_PREFIX} {env.framework}: ")
-                reasons.setdefault((env.framework or "", key), set()).add(f"{scenario.result}: {text}")
+                where = reasons.setdefault((env.framework or "", key, f"{scenario.result}: {text}"), [])
+                where.append(env.env.removeprefix(f"{env.framework}-"))
     if reasons:
         lines += ["", "## Not offered and skipped", ""]
-        lines += [f"- {fw} {key}: {'; '.join(sorted(why))}" for (fw, key), why in sorted(reasons.items())]
+        everywhere = {fw: sum(e.framework == fw and e.status == "ran" for e in envs) for fw, _, _ in reasons}
+        for (fw, key, why), versions in sorted(reasons.items()):
+            scope = "" if len(versions) == everywhere[fw] else f" ({', '.join(versions)})"
+            lines.append(f"- {fw} {key}{scope}: {why}")
     return lines
 
 

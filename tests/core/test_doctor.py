@@ -59,6 +59,19 @@ class OutOfRangeAdapter(StdlibAdapter):
     supported = "<1"
 
 
+class OptionalPiecesAdapter(StdlibAdapter):
+    """Call sites in modules that exist but cannot be imported without an optional extra."""
+
+    name = "optional-pieces"
+
+    def targets(self) -> list[Target]:
+        return [
+            Target("hookport_probe_needs_extra", "Provider.call", passthrough),
+            Target("hookport_probe_needs_dependency", "Provider.call", passthrough),
+            Target("json", "JSONDecoder.decode", passthrough),
+        ]
+
+
 @pytest.mark.parametrize("name", BUILTIN)
 def test_builtin_framework_is_reported_as_installed(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     cls = adapters.adapter_class(name)
@@ -110,6 +123,25 @@ def test_missing_targets_are_reported_and_fail(
     assert "dry install: 1 targets found, 2 missing, 1 skipped" in text
     assert "MISSING json:JSONDecoder.no_such_method" in text
     assert "verdict: problems with" in text and "stdlib-probe" in text
+
+
+def test_a_module_that_needs_an_optional_extra_is_skipped_not_missing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Like crewai's provider modules, which raise ImportError when their extra is not installed."""
+    (tmp_path / "hookport_probe_needs_extra.py").write_text('raise ImportError("install the extra")\n')
+    (tmp_path / "hookport_probe_needs_dependency.py").write_text("import hookport_no_such_dependency\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(adapters.BUILTIN, "optional-pieces", f"{__name__}:OptionalPiecesAdapter")
+    diagnosis = diagnose_adapter("optional-pieces")
+    assert diagnosis.found == ["json:JSONDecoder.decode"]
+    assert diagnosis.missing == []
+    assert [entry.split(" ")[0] for entry in diagnosis.skipped] == [
+        "hookport_probe_needs_extra:Provider.call",
+        "hookport_probe_needs_dependency:Provider.call",
+    ]
+    assert "install the extra" in diagnosis.skipped[0]
+    assert diagnosis.healthy
 
 
 def test_a_version_outside_the_range_fails(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
