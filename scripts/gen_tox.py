@@ -262,6 +262,9 @@ class Resolver:
         if done.returncode == 0:
             return True
         reason = " ".join(line.strip() for line in done.stderr.splitlines() if line.strip())
+        if "No solution found" not in reason:  # the index was unreachable, or uv failed: no verdict
+            note(f"{what}: uv could not check whether it installs, kept: {reason[:300]}")
+            return True
         note(f"{what}: its pins do not install together, the env will fail: {reason[:400]}")
         return False
 
