@@ -151,6 +151,8 @@ class EnvResult:
 
 def classify(classname: str, name: str, framework: str | None) -> tuple[str, str]:
     """(group, scenario key) of one junit testcase."""
+    if not classname:  # a whole module skipped or failed at collection: pytest names it by module
+        classname, name = name, "(module)"
     found = SCENARIO.match(name)
     if classname.startswith("tests.conformance") and found:
         param = found.group("param")
@@ -180,6 +182,9 @@ def read_junit(path: Path, framework: str | None) -> tuple[dict[str, Scenario], 
             result, reason = "failed", message
         elif skipped is not None:
             message = skipped.get("message") or ""
+            if message == "collection skipped":  # the reason is in the text: (path, line, "Skipped: why")
+                found = re.search(r"Skipped: (.*?)['\"]?\)?\s*$", skipped.text or "")
+                message = found.group(1) if found else message
             if skipped.get("type") == "pytest.xfail":
                 result, reason = "failed", f"expected failure: {message}"
             elif message.startswith(NOT_OFFERED_PREFIX):
