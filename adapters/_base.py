@@ -189,7 +189,10 @@ class Adapter:
             not_offered=sorted(p.value for p in self.not_offered),
         )
         for target in self.targets():
-            state = self._resolve(target, import_module=True)
+            try:
+                state = self._resolve(target, import_module=True)
+            except ImportError:  # a module that is gone, or one needing an extra that is not installed
+                state = "missing"
             getattr(report, "patched" if state == "found" else state).append(target.name)
         return report
 
