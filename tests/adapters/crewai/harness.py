@@ -207,12 +207,26 @@ def _has(obj: Any, name: str) -> bool:
     return callable(getattr(obj, name, None))
 
 
+CREW_STREAMS = "stream" in getattr(Crew, "model_fields", {})
+"""``Crew(stream=True)`` (1.15 and later): kickoff returns a `CrewStreamingOutput` to iterate."""
+
+
 class CrewAIHarness(Harness):
     framework: ClassVar[str] = "crewai"
     import_name: ClassVar[str] = "crewai"
-    entries: ClassVar[tuple[Entry, ...]] = ("sync", "async", "batch")
+    entries: ClassVar[tuple[Entry, ...]] = ("sync", "async", "batch", *(("stream",) if CREW_STREAMS else ()))
     step_kind: ClassVar[str | None] = "task"
-    not_offered: ClassVar[dict[str, str]] = {}
+    not_offered: ClassVar[dict[str, str]] = (
+        {}
+        if NATIVE_TOOLS
+        else {
+            "rewrite_protocol_text": (
+                "crewai 1.5 / 1.6 call tools only through the ReAct text protocol, so a POST_MODEL_CALL "
+                "hook that rewrites a whole tool-calling answer (e.g. upper-cases it) rewrites the "
+                "protocol text crewai parses"
+            )
+        }
+    )
 
     def __init__(self, mode: Mode | None = None, server: Any = None) -> None:
         self.mode: Mode = mode or ("native" if NATIVE_TOOLS else "react")
@@ -277,6 +291,12 @@ class CrewAIHarness(Harness):
         if entry == "batch":
             outputs = crew.kickoff_for_each(inputs=[{}, {}])
             return _text(outputs[0])
+        if entry == "stream" and CREW_STREAMS:
+            crew.stream = True
+            streaming = crew.kickoff()
+            for _chunk in streaming:
+                pass
+            return _text(streaming.result)
         raise ValueError(f"crewai has no {entry!r} entry point in this harness")
 
     # -- conventions --------------------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ def test_install_report_names_the_mode(installed: adapters.InstallReport) -> Non
         assert "crewai.task:Task._execute_core" in installed.patched
 
 
-def test_unsupported_version_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, uninstalled: None) -> None:
+def test_unsupported_version_is_a_clear_error(uninstalled: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("hookport.adapters._base.installed_version", lambda dist: "1.4.1")
     with pytest.raises(UnsupportedVersionError) as caught:
         CrewAIAdapter().install()
