@@ -6,7 +6,8 @@
 installed with no hooks, with one no-op PRE hook, and with a no-op PRE+POST
 pair. Configurations are interleaved round by round (the best round counts) so
 machine drift hits them alike; ratios are to the unpatched run in the same
-process. Goals: installed-no-hooks within 1.02x, PRE+POST within 1.10x.
+process, both from the best round and as the median of ratios measured
+round by round (robust on a shared machine). Goals: installed-no-hooks within 1.02x, PRE+POST within 1.10x.
 
 Time is this thread's CPU time (`time.thread_time`), so other processes on a
 busy machine do not count against one configuration; ``--wall`` uses
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -72,24 +74,30 @@ def timed(call: Callable[[], Any], calls: int) -> float:
         gc.enable()
 
 
-def measure(name: str, call: Callable[[], Any], pre: P, post: P, calls: int, rounds: int) -> list[tuple[str, float]]:
-    best = dict.fromkeys(CONFIGS, float("inf"))
+def measure(call: Callable[[], Any], pre: P, post: P, calls: int, rounds: int) -> list[tuple[str, float, float]]:
+    """(configuration, best seconds per call, median of the per-round ratios to unpatched)."""
+    times: dict[str, list[float]] = {config: [] for config in CONFIGS}
     for config in CONFIGS:  # warm every path once
         configure(config, pre, post)
         timed(call, max(calls // 10, 50))
-    for _ in range(rounds):
-        for config in CONFIGS:
+    for round_ in range(rounds):
+        order = CONFIGS if round_ % 2 == 0 else tuple(reversed(CONFIGS))  # no configuration always goes first
+        for config in order:
             configure(config, pre, post)
-            best[config] = min(best[config], timed(call, calls))
+            times[config].append(timed(call, calls))
     configure("unpatched", pre, post)
-    return [(config, best[config]) for config in CONFIGS]
+    base = times["unpatched"]
+    return [
+        (config, min(times[config]), statistics.median(t / b for t, b in zip(times[config], base)))
+        for config in CONFIGS
+    ]
 
 
-def table(title: str, rows: list[tuple[str, float]]) -> str:
+def table(title: str, rows: list[tuple[str, float, float]]) -> str:
     base = rows[0][1]
-    lines = [f"{title}", f"  {'configuration':<22} {'per call':>10} {'ratio':>7}"]
-    for config, seconds in rows:
-        lines.append(f"  {config:<22} {seconds * 1e6:>8.1f}us {seconds / base:>7.3f}")
+    lines = [title, f"  {'configuration':<22} {'best/call':>10} {'best ratio':>11} {'median paired ratio':>20}"]
+    for config, seconds, paired in rows:
+        lines.append(f"  {config:<22} {seconds * 1e6:>8.1f}us {seconds / base:>11.3f} {paired:>20.3f}")
     return "\n".join(lines)
 
 
@@ -108,12 +116,12 @@ def main() -> None:
     model = FakeListChatModel(responses=["hello there"])
     print(f"langchain-core {langchain_core.__version__}; best of {options.rounds} rounds x {options.calls} calls, {'wall' if options.wall else 'thread CPU'} time\n")
     chat = measure(
-        "chat", lambda: model.invoke("hi"), P.PRE_MODEL_CALL, P.POST_MODEL_CALL, options.calls, options.rounds
+        lambda: model.invoke("hi"), P.PRE_MODEL_CALL, P.POST_MODEL_CALL, options.calls, options.rounds
     )
     print(table("FakeListChatModel.invoke", chat))
     print()
     tools = measure(
-        "tool", lambda: add.invoke({"a": 2, "b": 3}), P.PRE_TOOL_CALL, P.POST_TOOL_CALL, options.calls, options.rounds
+        lambda: add.invoke({"a": 2, "b": 3}), P.PRE_TOOL_CALL, P.POST_TOOL_CALL, options.calls, options.rounds
     )
     print(table("@tool add.invoke", tools))
 

@@ -91,7 +91,7 @@ class ModelCall:
         ctx.response = text
         if message is not None:
             ctx.metadata["response_message"] = message
-            ctx.metadata["tool_calls"] = list(getattr(message, "tool_calls", None) or [])
+            ctx.metadata["tool_calls"] = getattr(message, "tool_calls", None) or []
         if incomplete:
             ctx.metadata["incomplete"] = True
         dispatch(POST, ctx)
@@ -115,12 +115,8 @@ def _with_arg(args: tuple[Any, ...], kwargs: dict[str, Any], index: int, name: s
 
 
 def _chat_call(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[ModelCall, tuple[Any, ...], dict[str, Any]]:
-    messages = _arg(args, kwargs, 0, "messages")
-    call_kwargs = {k: v for k, v in kwargs.items() if k not in ("messages", "stop", "run_manager")}
-    run_manager = _arg(args, kwargs, 2, "run_manager")
-    metadata = {"call_kwargs": call_kwargs, "stop": _arg(args, kwargs, 1, "stop")}
-    if run_manager is not None:
-        metadata["run_id"] = getattr(run_manager, "run_id", None)
+    messages = args[0] if args else kwargs["messages"]
+    metadata = {"call_kwargs": kwargs}  # tools / tool_choice of a bind_tools model, stop, run_manager
     call = ModelCall(instance, messages, [to_openai(m) for m in messages], metadata)
     return call, args, kwargs
 
