@@ -166,19 +166,19 @@ BRIDGES: dict[str, Bridge] = make_bridges()
 MODEL_POINTS = frozenset({P.PRE_MODEL_CALL.value, P.POST_MODEL_CALL.value})
 
 
-def _point_value(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+_ROUTES: dict[str, tuple[InterceptionPoint, Bridge]] = {value: (P(value), fn) for value, fn in BRIDGES.items()}
+"""crewai point value -> (hookport point, bridge): one dict lookup on crewai's hot path."""
+
+
+def _route(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[InterceptionPoint, Bridge] | None:
     point = args[0] if args else kwargs.get("point")
-    value = getattr(point, "value", point)
-    return value if isinstance(value, str) else None
+    return _ROUTES.get(getattr(point, "_value_", point))  # type: ignore[arg-type]
 
 
-def with_bridge(hooks: list[Any], value: str | None) -> list[Any]:
-    if value is None:
+def with_bridge(hooks: list[Any], route: tuple[InterceptionPoint, Bridge] | None) -> list[Any]:
+    if route is None:
         return hooks
-    bridge = BRIDGES.get(value)
-    if bridge is None:
-        return hooks
-    point = P(value)
+    point, bridge = route
     # START is also bridged for END hooks: it opens the run a failure END closes.
     if has_hooks(point) or (point is P.EXECUTION_START and has_hooks(P.EXECUTION_END)):
         return [*hooks, bridge]
@@ -187,16 +187,18 @@ def with_bridge(hooks: list[Any], value: str | None) -> list[Any]:
 
 def resolve_hooks_wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``crewai.hooks.dispatch._resolve_hooks``: what `dispatch()` runs."""
-    return with_bridge(wrapped(*args, **kwargs), _point_value(args, kwargs))
+    return with_bridge(wrapped(*args, **kwargs), _route(args, kwargs))
 
 
 def scoped_hooks_wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``crewai.hooks.dispatch.get_scoped_hooks``: what the executors add to their
     model-call snapshot. Only the model points are bridged here; every other
     point reaches hookport through `_resolve_hooks`."""
-    value = _point_value(args, kwargs)
+    route = _route(args, kwargs)
     hooks = wrapped(*args, **kwargs)
-    return with_bridge(hooks, value) if value in MODEL_POINTS else hooks
+    if route is None or route[0].value not in MODEL_POINTS:
+        return hooks
+    return with_bridge(hooks, route)
 
 
 def check_execution_error_wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
