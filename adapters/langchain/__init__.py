@@ -63,15 +63,18 @@ class LangChainAdapter(Adapter):
     distribution: ClassVar[str] = "langchain-core"
     extra: ClassVar[str] = "langchain"
     supported: ClassVar[str] = ">=0.3,<2"
-    test_versions: ClassVar[tuple[str, ...]] = ("0.3.0", "0.3.67", "0.3.86", "1.8.4")
+    test_versions: ClassVar[tuple[str, ...]] = ("0.3.0", "0.3.67", "0.3.86", "1.8.3", "1.8.4")
     companions: ClassVar[dict[str, tuple[str, ...]]] = {
         # langchain-core alone: no langgraph release with the 0.6 call sites accepts a core this old.
         "0.3.0": (),
         # langgraph-prebuilt 0.6 needs langchain-core>=0.3.67: the oldest core with the whole 0.6 stack.
         "0.3.67": ("langgraph==0.6.0", "langgraph-prebuilt==0.6.0", "langgraph-checkpoint<3", "langchain==0.3.26"),
         "0.3.86": ("langgraph==0.6.11", "langgraph-prebuilt==0.6.5", "langchain==0.3.30"),
-        # langchain-core 1.8.4 asks for langchain-protocol>=0.0.22; where the index lacks it, install the
-        # core with --no-deps next to langchain-protocol 0.0.20 (see docs/frameworks/langchain.md).
+        # The newest release that installs everywhere today (1.8.4 needs langchain-protocol>=0.0.22,
+        # which some indexes do not have yet).
+        "1.8.3": ("langgraph==1.2.24", "langgraph-prebuilt==1.1.3", "langchain==1.5.2"),
+        # Where the index lacks langchain-protocol 0.0.22, 1.8.4 was verified installed with --no-deps
+        # next to langchain-protocol 0.0.20 (see docs/frameworks/langchain.md).
         "1.8.4": ("langgraph==1.2.24", "langgraph-prebuilt==1.1.3", "langchain==1.5.2"),
     }
     """Extra pip requirements the matrix installs next to each tested langchain-core."""

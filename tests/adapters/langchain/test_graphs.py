@@ -371,3 +371,19 @@ def test_retry_middlewares_do_not_retry_aborts() -> None:
         create_agent(model, tools, middleware=retries, name="alpha").invoke({"messages": [HumanMessage("hi")]})
     assert attempts == ["model", "tool"]
     assert len(record.tool_runs) == 1
+
+
+def test_model_message_edits_never_reach_the_graph_state() -> None:
+    model, record, tools = scripted([Turn.call("add_numbers", a=2, b=3), Turn.final("done")])
+
+    @on(P.PRE_MODEL_CALL)
+    def redact(ctx: Any) -> None:
+        for message in ctx.messages:
+            if message["role"] in ("user", "tool"):
+                message["content"] = "[redacted]"
+
+    caller_message = HumanMessage("my card is 4111")
+    state = build_graph_loop(model, tools, "alpha").invoke({"messages": [caller_message]})
+    assert all(m["content"] == "[redacted]" for request in record.model_inputs for m in request if m["role"] in ("user", "tool"))
+    assert caller_message.content == "my card is 4111"
+    assert [m.content for m in state["messages"] if m.type in ("human", "tool")] == ["my card is 4111", "5"]
