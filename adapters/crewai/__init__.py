@@ -66,13 +66,14 @@ def _flow_module() -> str:
 
 
 PROVIDERS = (
-    ("openai", "OpenAICompletion"),
-    ("anthropic", "AnthropicCompletion"),
-    ("azure", "AzureCompletion"),
-    ("bedrock", "BedrockCompletion"),
-    ("gemini", "GeminiCompletion"),
+    ("openai", "OpenAICompletion", "openai"),
+    ("anthropic", "AnthropicCompletion", "anthropic"),
+    ("azure", "AzureCompletion", "azure-ai-inference"),
+    ("bedrock", "BedrockCompletion", "boto3"),
+    ("gemini", "GeminiCompletion", "google-genai"),
 )
-"""crewai's built-in providers (``crewai.llms.providers.<name>.completion``)."""
+"""crewai's built-in providers (``crewai.llms.providers.<name>.completion``) and the SDK each
+needs: without it crewai cannot import the provider, and the target is reported as skipped."""
 
 
 def _module_file(module: str) -> str:
@@ -178,10 +179,10 @@ class CrewAIAdapter(Adapter):
             ]
         else:  # 1.5 - 1.9: the LLM layer dispatches nothing for a direct call
             targets.append(Target("crewai.llm", "LLM.call", _legacy.direct_llm_call, model))
-            for provider, cls in PROVIDERS:
+            for provider, cls, sdk in PROVIDERS:
                 module = f"crewai.llms.providers.{provider}.completion"
                 if _source_has(_module_file(module), f"class {cls}("):
-                    targets.append(Target(module, f"{cls}.call", _legacy.direct_llm_call, model))
+                    targets.append(Target(module, f"{cls}.call", _legacy.direct_llm_call, model, distribution=sdk))
         if _source_has("crew.py", "async def akickoff("):
             targets.append(Target("crewai.crew", "Crew.akickoff", _legacy.crew_kickoff, boundaries, mode="async"))
         if _source_has(_module_file(flow), "async def akickoff("):
