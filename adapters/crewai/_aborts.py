@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from hookport.errors import HookAborted
+from hookport.errors import HookAborted, LLMCallBlockedError
 
 __all__ = [
     "AbortBox",
@@ -68,7 +69,10 @@ def adopt(error: HookAborted) -> HookAborted:
     The object keeps its identity, reason, source and traceback, so what the
     caller of ``kickoff()`` catches is what the hook raised.
     """
-    bases = tuple(b for b in _crewai_bases if not isinstance(error, b))
+    wanted = _crewai_bases
+    if wanted and isinstance(error, LLMCallBlockedError):
+        wanted = (*_crewai_llm_blocked(), *wanted)
+    bases = tuple(b for b in wanted if not isinstance(error, b))
     if not bases:
         return error
     cls = type(error)
@@ -84,6 +88,13 @@ def adopt(error: HookAborted) -> HookAborted:
     except TypeError:
         pass
     return error
+
+
+def _crewai_llm_blocked() -> tuple[type[BaseException], ...]:
+    """crewai's own ``LLMCallBlockedError`` (1.15.19+), so ``except`` clauses written for it still match."""
+    module = sys.modules.get("crewai.llms.base_llm")
+    found = getattr(module, "LLMCallBlockedError", None) if module is not None else None
+    return (found,) if isinstance(found, type) and issubclass(found, BaseException) else ()
 
 
 def current_box() -> AbortBox | None:
