@@ -101,6 +101,51 @@ def table(title: str, rows: list[tuple[str, float, float]]) -> str:
     return "\n".join(lines)
 
 
+def adapter_cost(calls: int, rounds: int) -> list[tuple[str, float, float]]:
+    """The adapter's own microseconds per call, measured on the wrappers around a do-nothing original.
+
+    LangChain's own per-call work is large and noisy on a shared machine; this isolates what
+    hookport adds, which is what the ratios above are made of.
+    """
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langchain_core.outputs import ChatGeneration, ChatResult
+
+    from hookport.adapters.langchain import _models, _tools
+
+    result = ChatResult(generations=[ChatGeneration(message=AIMessage("hello there"))])
+    model = FakeListChatModel(responses=["hello there"])
+    messages = [HumanMessage("hi")]
+
+    def chat_original(*args: Any, **kwargs: Any) -> Any:
+        return result
+
+    def tool_original(*args: Any, **kwargs: Any) -> Any:
+        return 5
+
+    import wrapt
+
+    class Owner:  # the wrappers bound as methods, exactly as the adapter installs them
+        chat = wrapt.FunctionWrapper(chat_original, _models.chat_generate)
+        run = wrapt.FunctionWrapper(tool_original, _tools.tool_run)
+
+    patched_chat = Owner.__dict__["chat"].__get__(model, type(model))
+    patched_run = Owner.__dict__["run"].__get__(add, type(add))
+    cases = {
+        "model": (lambda: chat_original(messages), lambda: patched_chat(messages), P.PRE_MODEL_CALL, P.POST_MODEL_CALL),
+        "tool": (lambda: tool_original({"a": 2, "b": 3}), lambda: patched_run({"a": 2, "b": 3}), P.PRE_TOOL_CALL, P.POST_TOOL_CALL),
+    }
+
+    rows = []
+    for name, (bare, wrapped, pre, post) in cases.items():
+        for config in CONFIGS[1:]:
+            configure(config, pre, post)
+            base = min(timed(bare, calls) for _ in range(rounds))
+            cost = min(timed(wrapped, calls) for _ in range(rounds))
+            rows.append((f"{name}: {config}", (cost - base) * 1e6, 0.0))
+    configure("unpatched", P.PRE_MODEL_CALL, P.POST_MODEL_CALL)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=5000)
@@ -124,6 +169,13 @@ def main() -> None:
         lambda: add.invoke({"a": 2, "b": 3}), P.PRE_TOOL_CALL, P.POST_TOOL_CALL, options.calls, options.rounds
     )
     print(table("@tool add.invoke", tools))
+    print()
+    print("hookport's own cost per call (wrapper around a do-nothing original; add it to the unpatched time)")
+    unpatched = {"model": chat[0][1], "tool": tools[0][1]}
+    for label, micros, _ in adapter_cost(options.calls, options.rounds):
+        kind = label.split(":")[0]
+        estimate = (unpatched[kind] + micros / 1e6) / unpatched[kind]
+        print(f"  {label:<34} {micros:>6.1f}us  -> {estimate:.3f}x of the unpatched call")
 
 
 if __name__ == "__main__":
