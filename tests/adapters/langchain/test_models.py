@@ -96,6 +96,14 @@ def test_messages_are_openai_dicts_with_tool_calls() -> None:
     ]
 
 
+@pytest.mark.parametrize("entry", ["invoke", "ainvoke", "stream", "astream", "batch"])
+def test_edits_reach_the_model_on_every_entry(entry: str) -> None:
+    on(P.PRE_MODEL_CALL)(lambda ctx: ctx.messages[-1].update(content="EDITED"))
+    model = StreamingEcho()
+    calls = _run(model, entry)
+    assert [[m.content for m in request] for request in model.requests] == [["EDITED"]] * calls
+
+
 def test_in_place_edits_reach_the_model_but_not_the_caller() -> None:
     @on(P.PRE_MODEL_CALL)
     def redact(ctx: Any) -> None:
