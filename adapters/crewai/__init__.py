@@ -30,6 +30,7 @@ __all__ = ["CrewAIAdapter", "NATIVE_DISPATCH_SINCE", "uses_native_dispatch"]
 
 P = InterceptionPoint
 ALL_POINTS = tuple(InterceptionPoint)
+RESOLVE_TARGET = "crewai.hooks.dispatch:_resolve_hooks"
 NATIVE_DISPATCH_SINCE = (1, 15, 3)
 """The first crewai release whose ``crewai.hooks.dispatch`` dispatches all ten points."""
 
@@ -99,6 +100,7 @@ class CrewAIAdapter(Adapter):
         super().__init__()
         self._tool_list_originals: dict[str, list[Any]] = {}
         self._tool_hooks_module: Any = None
+        self._dispatch_module: Any = None
 
     # -- declaration --------------------------------------------------------------------
 
@@ -141,8 +143,8 @@ class CrewAIAdapter(Adapter):
         from hookport.adapters.crewai import _legacy, _native
 
         dispatch_module = "crewai.hooks.dispatch"
+        # `_resolve_hooks` itself is replaced in activate(): see _native.make_resolve_hooks
         targets = [
-            Target(dispatch_module, "_resolve_hooks", _native.resolve_hooks_wrapper, ALL_POINTS),
             Target(
                 dispatch_module,
                 "get_scoped_hooks",
@@ -199,7 +201,8 @@ class CrewAIAdapter(Adapter):
         native = uses_native_dispatch(report.version)
         if native:
             report.native.extend(p.value for p in ALL_POINTS)
-            self._when_imported("crewai.hooks.dispatch", self._adopt_crewai_aborts)
+            report.pending.append(RESOLVE_TARGET)
+            self._when_imported("crewai.hooks.dispatch", self._attach_dispatcher)
         else:
             _aborts.set_crewai_bases(())
             report.pending.append("crewai.hooks.tool_hooks:_before_tool_call_hooks")
@@ -211,6 +214,11 @@ class CrewAIAdapter(Adapter):
         from hookport.adapters.crewai import _aborts, _legacy
 
         super().deactivate()
+        if self._dispatch_module is not None:
+            current = getattr(self._dispatch_module, "_resolve_hooks", None)
+            if getattr(current, "__hookport_patch__", False):
+                self._dispatch_module._resolve_hooks = current.__wrapped__
+            self._dispatch_module = None
         if self._tool_hooks_module is not None:
             _legacy.detach_tool_lists(self._tool_hooks_module, self._tool_list_originals)
             self._tool_hooks_module = None
@@ -230,6 +238,25 @@ class CrewAIAdapter(Adapter):
             guarded(sys.modules[module_name])
         else:
             wrapt.register_post_import_hook(guarded, module_name)
+
+    def _attach_dispatcher(self, module: Any) -> None:
+        """Join crewai's dispatcher, and make hookport aborts crewai `HookAborted`s too."""
+        from hookport.adapters.crewai import _native
+
+        report = self.report
+        if report is not None and RESOLVE_TARGET in report.pending:
+            report.pending.remove(RESOLVE_TARGET)
+        original = getattr(module, "_resolve_hooks", None)
+        if not callable(original):
+            if report is not None:
+                report.missing.append(RESOLVE_TARGET)
+            return
+        if not getattr(original, "__hookport_patch__", False):
+            module._resolve_hooks = _native.make_resolve_hooks(original)
+        self._dispatch_module = module
+        if report is not None:
+            report.patched.insert(0, RESOLVE_TARGET)
+        self._adopt_crewai_aborts(module)
 
     def _adopt_crewai_aborts(self, module: Any) -> None:
         """From now on a hookport abort is also a crewai `HookAborted` (1.15.19+ lets those through)."""

@@ -17,8 +17,11 @@ point without hookport hooks keeps crewai's no-op fast path.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
+
+from hookport import registry
 
 from hookport.adapters.crewai import _aborts
 from hookport.adapters.crewai._contexts import (
@@ -185,9 +188,24 @@ def with_bridge(hooks: list[Any], route: tuple[InterceptionPoint, Bridge] | None
     return hooks
 
 
-def resolve_hooks_wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``crewai.hooks.dispatch._resolve_hooks``: what `dispatch()` runs."""
-    return with_bridge(wrapped(*args, **kwargs), _route(args, kwargs))
+def make_resolve_hooks(original: Callable[[Any], list[Any]]) -> Callable[[Any], list[Any]]:
+    """A replacement for ``crewai.hooks.dispatch._resolve_hooks``: what `dispatch()` runs.
+
+    It sits on crewai's hottest path (every dispatch, most with no hook at
+    all; crewai bounds that no-op cost in its own tests), so it is a plain
+    function rather than a wrapt wrapper: while hookport has no hook anywhere
+    it costs one call and two truth tests.
+    """
+
+    def _resolve_hooks(point: Any) -> list[Any]:
+        hooks = original(point)
+        if not registry._global and not registry._open_scopes:
+            return hooks
+        return with_bridge(hooks, _ROUTES.get(getattr(point, "_value_", point)))
+
+    functools.update_wrapper(_resolve_hooks, original)  # keeps __wrapped__ = crewai's function
+    _resolve_hooks.__hookport_patch__ = True  # type: ignore[attr-defined]
+    return _resolve_hooks
 
 
 def scoped_hooks_wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
