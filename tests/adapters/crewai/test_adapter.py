@@ -67,7 +67,7 @@ def test_uninstall_restores_crewai(uninstalled: None) -> None:
     import crewai.hooks.tool_hooks as tool_hooks
 
     assert type(tool_hooks._before_tool_call_hooks) is list
-    resolve = getattr(sys.modules["crewai.hooks.dispatch"], "_resolve_hooks", None)
+    resolve = getattr(sys.modules.get("crewai.hooks.dispatch"), "_resolve_hooks", None)
     assert not getattr(resolve, "__hookport_patch__", False)
     result = CrewAIHarness().run(tool_then_answer())
     result.raise_error()
