@@ -444,8 +444,9 @@ def test_engine__one_event_per_dispatch(harness: Harness) -> None:
     on(P.PRE_TOOL_CALL)(lambda ctx: None)
 
     @on(P.POST_MODEL_CALL)
-    def shout(ctx):  # type: ignore[no-untyped-def]
-        return ctx.response.upper() if ctx.response else None
+    def emphasise(ctx):  # type: ignore[no-untyped-def]
+        # touches only the final answer, so a text (ReAct) tool-call protocol survives it
+        return ctx.response.replace("ready", "READY") if ctx.response else None
 
     harness.run(tool_then_answer()).raise_error()
     assert [e.point for e in seen if e.point == "pre_tool_call"] == ["pre_tool_call"]
