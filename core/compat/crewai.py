@@ -4,8 +4,10 @@ Porting a CrewAI hook module onto any framework hookport adapts means changing
 ``from crewai.hooks import ...`` into ``from hookport.compat.crewai import ...``.
 Legacy decorators and ``@on`` share one ordered chain per point, exactly as in
 CrewAI. Two CrewAI defects are not reproduced: filtered legacy hooks can be
-unregistered here, and hooks on ``@CrewBase`` methods are not registered
-globally at class creation (the crewai adapter scopes them to their crew).
+unregistered here, and a decorated method (first parameter ``self``) is only
+marked, never registered by hookport. Inside a CrewAI ``@CrewBase`` class,
+crewai itself picks up the marked methods and registers them in its own
+registry, exactly as it does for methods decorated with ``crewai.hooks``.
 """
 
 from __future__ import annotations
