@@ -284,8 +284,8 @@ def mark_hook(
 def looks_like_method(func: HookFn) -> bool:
     """A function whose first parameter is ``self`` is a method of a hook class.
 
-    Such hooks are registered per instance (CrewAI's ``@CrewBase`` crews, by the
-    crewai adapter), not when the class body is executed.
+    Such hooks are registered per instance (crewai's ``@CrewBase`` does it for the
+    methods it finds marked), not when the class body is executed.
     """
     code = getattr(func, "__code__", None)
     if code is None:
