@@ -9,7 +9,7 @@ import pytest
 from hookport import InterceptionPoint, adapters, on
 from hookport.adapters import UnsupportedVersionError
 from hookport.adapters.praisonai import PraisonAIAdapter
-from tests.adapters.praisonai.harness import build_agent
+from tests.adapters.praisonai.harness import build_agent, fresh_openai_client
 from tests.conformance.harness import Turn
 from tests.support.openai_server import ScriptedOpenAIServer
 
@@ -86,6 +86,7 @@ def test_uninstall_restores_classes_and_clients(server: ScriptedOpenAIServer, pr
         assert _snapshot() == before
         assert all("create" not in vars(c.chat.completions) for c in clients), "a client kept its wrapper"
         fired.clear()
+        fresh_openai_client()
         server.script([Turn.final("ok")])
         assert build_agent("alpha", []).chat("hi") == "ok"
         assert fired == []

@@ -160,8 +160,10 @@ def test_agents_filter_matches_the_agent_name(harness: PraisonAIHarness) -> None
     assert fired == ["alpha", "alpha", "tool:beta"]
 
 
-def test_uses_a_fresh_agent_list_for_every_run(server: ScriptedOpenAIServer) -> None:
+def test_second_turn_carries_the_first(server: ScriptedOpenAIServer) -> None:
     """Two turns of one agent: the second request carries the first turn (PraisonAI's history)."""
+    if praisonai_version() < (1, 7, 12):
+        pytest.skip("before 1.7.12 an Agent's second sync chat() fails with 'Event loop is closed' (PraisonAI bug)")
     seen: list[int] = []
     on(P.PRE_MODEL_CALL)(lambda ctx: seen.append(len(ctx.messages)))
     server.script([Turn.final("first")])

@@ -64,6 +64,9 @@ def test_step_replacements(server: ScriptedOpenAIServer) -> None:
 
 
 def test_nested_agent_inside_a_tool_is_its_own_step_not_an_execution(server: ScriptedOpenAIServer) -> None:
+    if praisonai_version() < (1, 7, 12):
+        pytest.skip("before 1.7.12 PraisonAI's shared AsyncOpenAI is bound to one event loop: "
+                    "an agent run inside another agent's tool fails with 'Event loop is closed'")
     from praisonaiagents import Agent
 
     recorder = Recorder()
