@@ -1,20 +1,24 @@
-"""Fixtures for the PraisonAI adapter tests: the adapter installed, a clean engine, the harness."""
+"""Fixtures for the PraisonAI adapter tests: the adapter installed, a clean engine, the harness.
+
+The harness is imported inside the fixtures, so test modules that do not need
+praisonaiagents (the docs example on LangChain or CrewAI) run in any venv.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from hookport import adapters, events
 from hookport.dispatch import set_strict
 from hookport.registry import clear_all_hooks
-from tests.adapters.praisonai.harness import HARNESS, PraisonAIHarness, fresh_openai_client
-from tests.support.openai_server import ScriptedOpenAIServer
 
 
 @pytest.fixture(scope="session")
 def praisonai_adapter() -> Iterator[adapters.Adapter]:
+    pytest.importorskip("praisonaiagents")
     adapters.install("praisonai")
     yield adapters.get("praisonai")
     adapters.uninstall("praisonai")
@@ -32,13 +36,17 @@ def clean_engine() -> Iterator[None]:
 
 
 @pytest.fixture
-def harness(praisonai_adapter: adapters.Adapter) -> PraisonAIHarness:
+def harness(praisonai_adapter: adapters.Adapter) -> Any:
+    from tests.adapters.praisonai.harness import HARNESS
+
     return HARNESS()
 
 
 @pytest.fixture
-def server(praisonai_adapter: adapters.Adapter) -> ScriptedOpenAIServer:
+def server(praisonai_adapter: adapters.Adapter) -> Any:
     """The harness's scripted server, emptied, with a fresh PraisonAI OpenAI client."""
+    from tests.adapters.praisonai.harness import HARNESS, fresh_openai_client
+
     HARNESS.server.script([])
     fresh_openai_client()
     return HARNESS.server
