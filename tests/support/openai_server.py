@@ -5,8 +5,9 @@
         client = OpenAI(base_url=server.base_url, api_key="sk-offline")
 
 It serves ``POST /v1/chat/completions`` (streaming and not, with
-``tool_calls``) and ``GET /v1/models``; every request body is recorded in
-`requests`. Answers come from the script in order; by default the answer is
+``tool_calls``), ``POST /v1/responses`` (the Responses API, not streamed:
+``message`` and ``function_call`` output items) and ``GET /v1/models``; every
+request body is recorded in `requests`. Answers come from the script in order; by default the answer is
 chosen by the number of assistant messages already in the conversation, so
 independent conversations (batch runs) each walk the whole script. A turn with
 ``error`` answers HTTP 500. It binds a free port, stops with the block, and
@@ -56,7 +57,15 @@ class ScriptedOpenAIServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                if not self.path.rstrip("/").endswith("/chat/completions"):
+                route = self.path.rstrip("/")
+                if route.endswith("/responses"):
+                    turn = server._answer_for(body)
+                    if turn.error is not None:
+                        self._json(500, {"error": {"message": turn.error, "type": "server_error"}})
+                    else:
+                        self._json(200, server.response(turn, body))
+                    return
+                if not route.endswith("/chat/completions"):
                     self._json(404, {"error": {"message": f"no route {self.path}"}})
                     return
                 turn = server._answer_for(body)
@@ -124,7 +133,7 @@ class ScriptedOpenAIServer:
         with self._lock:
             self.requests.append(body)
             if self.by_conversation:
-                index = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
+                index = _assistant_turns(body)
             else:
                 index, self._cursor = self._cursor, self._cursor + 1
             if not self._turns:
@@ -151,6 +160,32 @@ class ScriptedOpenAIServer:
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
         }
 
+    def response(self, turn: Turn, body: dict[str, Any]) -> dict[str, Any]:
+        """A Responses API answer: one ``message`` item, or one ``function_call`` item per call."""
+        number = len(self.requests)
+        output: list[dict[str, Any]] = [
+            {"type": "function_call", "id": f"fc_{number}_{i}", "call_id": c.id, "name": c.name,
+             "arguments": json.dumps(c.args), "status": "completed"}
+            for i, c in enumerate(turn.tool_calls)
+        ]
+        if turn.text is not None or not output:
+            output.insert(0, {"type": "message", "id": f"msg_{number}", "role": "assistant", "status": "completed",
+                              "content": [{"type": "output_text", "text": turn.text or "", "annotations": []}]})
+        return {
+            "id": f"resp_{number}",
+            "object": "response",
+            "created_at": int(time.time()),
+            "status": "completed",
+            "model": body.get("model", self.model),
+            "output": output,
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15,
+                      "input_tokens_details": {"cached_tokens": 0},
+                      "output_tokens_details": {"reasoning_tokens": 0}},
+        }
+
     def chunks(self, turn: Turn, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
         base = {"id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion.chunk",
                 "created": int(time.time()), "model": body.get("model", self.model)}
@@ -167,3 +202,20 @@ class ScriptedOpenAIServer:
             yield chunk({"tool_calls": [{"index": index, "id": call.id, "type": "function",
                                          "function": {"name": call.name, "arguments": json.dumps(call.args)}}]})
         yield chunk({}, "tool_calls" if turn.tool_calls else "stop")
+
+
+def _assistant_turns(body: dict[str, Any]) -> int:
+    """How many assistant turns a conversation holds (chat ``messages`` or Responses ``input``)."""
+    if "messages" in body:
+        return sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
+    items = body.get("input")
+    if not isinstance(items, list):
+        return 0
+    turns = 0
+    in_turn = False
+    for item in items:
+        is_assistant = isinstance(item, dict) and (item.get("type") == "function_call" or item.get("role") == "assistant")
+        if is_assistant and not in_turn:
+            turns += 1
+        in_turn = is_assistant
+    return turns
