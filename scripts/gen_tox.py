@@ -54,6 +54,8 @@ class Declaration:
     supported: str
     test_versions: tuple[str, ...]
     companions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    ci_versions: tuple[str, ...] = ()
+    """Older lines `make test` runs too (the newest installable version always runs)."""
 
 
 def load_declarations() -> list[Declaration]:
@@ -80,7 +82,8 @@ def load_declarations() -> list[Declaration]:
             note(f"{name}: declares no test_versions, no envs generated")
             continue
         companions = {str(v): tuple(pins) for v, pins in (getattr(cls, "companions", None) or {}).items()}
-        found.append(Declaration(name, cls.distribution, cls.supported, versions, companions))
+        ci_versions = tuple(getattr(cls, "ci_versions", ()) or ())
+        found.append(Declaration(name, cls.distribution, cls.supported, versions, companions, ci_versions))
     return found
 
 
@@ -92,6 +95,11 @@ def check_declaration(decl: Declaration) -> list[str]:
         f"{decl.framework}: test version {v} is outside its supported range {decl.supported}"
         for v in decl.test_versions
         if not in_range(v, decl.supported)
+    ]
+    problems += [
+        f"{decl.framework}: ci_versions name {v}, which is not in test_versions"
+        for v in decl.ci_versions
+        if v not in decl.test_versions
     ]
     problems += [
         f"{decl.framework}: companions name {v}, which is not in test_versions"
@@ -233,7 +241,8 @@ def plan_envs(
             )
         for version, pins in kept:
             latest = version == ci_version
-            envs.append(FrameworkEnv(decl.framework, decl.distribution, version, pins, latest))
+            in_ci = latest or (version in decl.ci_versions and version in installable)
+            envs.append(FrameworkEnv(decl.framework, decl.distribution, version, pins, in_ci))
             if latest and decl.framework in wrapt1:
                 envs.append(FrameworkEnv(decl.framework, decl.distribution, version, pins, latest, wrapt1=True))
         if dates is not None:

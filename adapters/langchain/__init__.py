@@ -64,6 +64,8 @@ class LangChainAdapter(Adapter):
     extra: ClassVar[str] = "langchain"
     supported: ClassVar[str] = ">=0.3,<2"
     test_versions: ClassVar[tuple[str, ...]] = ("0.3.0", "0.3.67", "0.3.86", "1.8.3", "1.8.4")
+    ci_versions: ClassVar[tuple[str, ...]] = ("0.3.86",)
+    """The 0.3 / langgraph 0.6 line that `make test` runs beside the newest release."""
     companions: ClassVar[dict[str, tuple[str, ...]]] = {
         # langchain-core alone: no langgraph release with the 0.6 call sites accepts a core this old.
         "0.3.0": (),
