@@ -10,7 +10,7 @@ Where each point fires:
 | EXECUTION_START / INPUT / OUTPUT / EXECUTION_END | the outermost ``Agent.start/astart/run/arun/chat/achat`` or ``AgentTeam.start/astart`` |
 | PRE_STEP / POST_STEP ``kind="agent"`` | every agent turn (``chat`` / ``achat``, or ``start(stream=True)``) |
 | PRE_STEP / POST_STEP ``kind="task"`` | every task of an ``AgentTeam`` (``execute_task`` / ``aexecute_task``) |
-| PRE_MODEL_CALL / POST_MODEL_CALL | every request on the ``openai`` clients of PraisonAI's ``OpenAIClient`` |
+| PRE_MODEL_CALL / POST_MODEL_CALL | every request on the ``openai`` clients of PraisonAI's ``OpenAIClient``; ``LLM._completion_with_retry`` / ``_acompletion_with_retry`` (LiteLLM, 1.6+) |
 | PRE_TOOL_CALL / POST_TOOL_CALL | ``Agent.execute_tool`` / ``execute_tool_async`` |
 | ``before_tool_definitions`` (extension) | ``Agent._format_tools_for_completion`` |
 
@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import wrapt
 
 from hookport.adapters._base import Adapter, InstallReport, Target
+from hookport.adapters._versions import installed_version, release
 from hookport.points import ExtensionPoint, InterceptionPoint
 
 from hookport.adapters.praisonai import _models, _runs, _tools
+from hookport.adapters.praisonai._patching import MethodPatch
 
 __all__ = ["PraisonAIAdapter"]
 
@@ -38,6 +40,11 @@ _BOUNDARY = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END)
 _AGENT = "praisonaiagents.agent.agent"
 _TEAM = "praisonaiagents.agents.agents"
 _OPENAI_CLIENT = "praisonaiagents.llm.openai_client"
+_LLM = "praisonaiagents.llm.llm"
+LITELLM_ROUTED_SINCE = (1, 6, 0)
+"""From 1.6 every ``litellm`` request of PraisonAI's ``LLM`` class goes through a few helpers
+(``_completion_with_retry``, ``_acompletion_with_retry``, the Responses API ones); 1.5 calls
+``litellm.completion`` inline in some thirty places, so its LiteLLM path has no model points."""
 
 
 class PraisonAIAdapter(Adapter):
@@ -51,6 +58,15 @@ class PraisonAIAdapter(Adapter):
     def __init__(self) -> None:
         super().__init__()
         self._clients = _models.OpenAIClientPatch(lambda: self.active)
+        self._litellm = MethodPatch(_LLM, "LLM", {
+            "_completion_with_retry": _models.litellm_request,
+            "_acompletion_with_retry": _models.alitellm_request,
+            "_build_responses_params": _models.responses_input,
+            "_call_responses_api": _models.responses_request,
+            "_call_responses_api_async": _models.aresponses_request,
+            "_stream_responses_api": _models.responses_stream,
+            "_stream_responses_api_async": _models.aresponses_stream,
+        })
 
     def targets(self) -> Sequence[Target]:
         agent_turn = (*_BOUNDARY, P.PRE_STEP, P.POST_STEP)
@@ -73,38 +89,48 @@ class PraisonAIAdapter(Adapter):
             Target(_TEAM, "AgentTeam.aexecute_task", _runs.task_astep, task, "async"),
         )
 
-    # -- the OpenAI clients (properties, not wrapt targets) ------------------------------------
+    # -- call sites patched by hand: properties, and methods only part of the range has ----------
+
+    def _manual_patches(self) -> list[tuple[str, Any, tuple[str, ...]]]:
+        """(module, patch, names that must be found) for each hand-made patch of this release."""
+        patches: list[tuple[str, Any, tuple[str, ...]]] = [
+            (_OPENAI_CLIENT, self._clients, tuple(f"{_models.OpenAIClientPatch.TARGET}.{n}"
+                                                  for n in ("sync_client", "async_client"))),
+        ]
+        version = installed_version(self.distribution)
+        if version is not None and release(version) >= LITELLM_ROUTED_SINCE:
+            patches.append((_LLM, self._litellm, ()))
+        return patches
 
     def activate(self, report: InstallReport) -> None:
         super().activate(report)
         generation = self._generation
-        if _OPENAI_CLIENT in sys.modules:
-            self._patch_clients(sys.modules[_OPENAI_CLIENT], generation)
-        else:
-            report.pending.append(f"{_models.OpenAIClientPatch.TARGET}.sync_client")
-            report.pending.append(f"{_models.OpenAIClientPatch.TARGET}.async_client")
-            wrapt.register_post_import_hook(lambda module: self._patch_clients(module, generation), _OPENAI_CLIENT)
+        for module_name, patch, required in self._manual_patches():
+            if module_name in sys.modules:
+                self._apply(patch, required, sys.modules[module_name], generation)
+            else:
+                report.pending.extend(required)
+                wrapt.register_post_import_hook(
+                    lambda module, p=patch, r=required: self._apply(p, r, module, generation), module_name
+                )
 
-    def _patch_clients(self, module: object, generation: int) -> None:
+    def _apply(self, patch: Any, required: tuple[str, ...], module: object, generation: int) -> None:
         with self._lock:
             if generation != self._generation or not self._active or self.report is None:
                 return
             report = self.report
-            patched = self._clients.apply(module)
-            for name in patched:
+            patched = patch.apply(module)
+            for name in required:
                 if name in report.pending:
                     report.pending.remove(name)
-                report.patched.append(name)
-            for name in ("sync_client", "async_client"):
-                full = f"{_models.OpenAIClientPatch.TARGET}.{name}"
-                if full not in patched:
-                    if full in report.pending:
-                        report.pending.remove(full)
-                    report.missing.append(full)
+                if name not in patched:
+                    report.missing.append(name)
+            report.patched.extend(patched)
 
     def deactivate(self) -> None:
         super().deactivate()
         self._clients.remove()
+        self._litellm.remove()
         _drop_inherited_copies()
 
 

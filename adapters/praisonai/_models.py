@@ -16,6 +16,10 @@ itself, so this module
   messages) and the instrumented client's ``responses.create`` (POST), for the
   Responses API PraisonAI uses with OpenAI's own endpoint.
 
+PraisonAI's LiteLLM path (``Agent(llm="provider/model")``, ``llm={...}``,
+``base_url=``) sends every request through ``LLM._completion_with_retry`` /
+``_acompletion_with_retry`` from 1.6 on; those two are wrapped the same way.
+
 One request = one PRE and one POST, sync, async or streamed. Hooks see a deep
 copy of the messages as OpenAI-style dicts; what they leave is what the
 request carries, and PraisonAI's own message list is never touched. A
@@ -228,12 +232,11 @@ def _before(kwargs: Kwargs, api: str) -> tuple[LLMCallHookContext, Kwargs]:
     return ctx, {**kwargs, "messages": ctx.messages}
 
 
-def chat_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
-    """A sync client's ``chat.completions.create`` / ``parse``."""
+def _request(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs, api: str) -> Any:
     check_latch()
     if _requests.any_held() or not _hooked():
         return wrapped(*args, **kwargs)
-    ctx, kwargs = _before(kwargs, getattr(wrapped, "__name__", "create"))
+    ctx, kwargs = _before(kwargs, api)
     with _requests.hold():
         response = wrapped(*args, **kwargs)
     if not has_hooks(POST):
@@ -243,8 +246,18 @@ def chat_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs:
     return _after_completion(ctx, response)
 
 
-async def _achat_request(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs) -> Any:
-    ctx, kwargs = _before(kwargs, getattr(wrapped, "__name__", "create"))
+def chat_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """A sync client's ``chat.completions.create`` / ``parse``."""
+    return _request(wrapped, args, kwargs, getattr(wrapped, "__name__", "create"))
+
+
+def litellm_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``LLM._completion_with_retry(**params)``: every ``litellm.completion`` of PraisonAI's LLM class (1.6+)."""
+    return _request(wrapped, args, kwargs, "litellm")
+
+
+async def _arequest(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs, api: str) -> Any:
+    ctx, kwargs = _before(kwargs, api)
     with _requests.hold():
         response = await wrapped(*args, **kwargs)
     if not has_hooks(POST):
@@ -259,20 +272,29 @@ def achat_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs
     check_latch()
     if _requests.any_held() or not _hooked():
         return wrapped(*args, **kwargs)
-    return _achat_request(wrapped, args, kwargs)
+    return _arequest(wrapped, args, kwargs, getattr(wrapped, "__name__", "create"))
+
+
+def alitellm_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``LLM._acompletion_with_retry(**params)``: every ``litellm.acompletion`` (1.6+)."""
+    check_latch()
+    if _requests.any_held() or not _hooked():
+        return wrapped(*args, **kwargs)
+    return _arequest(wrapped, args, kwargs, "litellm")
 
 
 # -- the Responses API ------------------------------------------------------------------------------
 
 
 def responses_input(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
-    """``OpenAIClient._build_responses_input(messages, model, ...)``: PRE with the chat-style messages."""
+    """``OpenAIClient._build_responses_input(messages, model, ...)`` and
+    ``LLM._build_responses_params(messages=..., ...)``: PRE with the chat-style messages."""
     _pending_responses.set(None)
     if not _hooked():
         return wrapped(*args, **kwargs)
     check_latch()
     messages = args[0] if args else kwargs.get("messages")
-    model = args[1] if len(args) > 1 else kwargs.get("model")
+    model = args[1] if len(args) > 1 else kwargs.get("model", getattr(instance, "model", None))
     ctx = _context(messages, {**kwargs, "model": model}, "responses")
     if has_hooks(PRE):
         _dispatch(PRE, ctx)
@@ -285,9 +307,33 @@ def responses_input(wrapped: Callable[..., Any], instance: Any, args: Args, kwar
     return params
 
 
+def _field(item: Any, name: str) -> Any:
+    return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+
+
+def _text_blocks(response: Any) -> list[Any]:
+    """The ``output_text`` blocks of the ``message`` items of a Responses API answer."""
+    return [
+        block
+        for item in _field(response, "output") or ()
+        if _field(item, "type") == "message"
+        for block in _field(item, "content") or ()
+        if _field(block, "type") == "output_text"
+    ]
+
+
 def _response_text(response: Any) -> str:
     text = getattr(response, "output_text", None)
-    return text if isinstance(text, str) else ""
+    if isinstance(text, str):
+        return text
+    return "".join(_field(block, "text") or "" for block in _text_blocks(response))
+
+
+def _set_text(block: Any, text: str) -> None:
+    if isinstance(block, dict):
+        block["text"] = text
+    else:
+        block.text = text
 
 
 def _after_response(ctx: LLMCallHookContext, response: Any) -> Any:
@@ -296,22 +342,50 @@ def _after_response(ctx: LLMCallHookContext, response: Any) -> Any:
     _dispatch(POST, ctx)
     if ctx.response is text:
         return response
-    blocks = [
-        block
-        for item in getattr(response, "output", None) or ()
-        if getattr(item, "type", None) == "message"
-        for block in getattr(item, "content", None) or ()
-        if getattr(block, "type", None) == "output_text"
-    ]
+    blocks = _text_blocks(response)
     if blocks:
-        blocks[0].text = ctx.response
+        _set_text(blocks[0], ctx.response)
         for other in blocks[1:]:
-            other.text = ""
+            _set_text(other, "")
     return response
 
 
+def responses_stream(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``LLM._stream_responses_api(params, ...) -> (text, tool_calls, final)``: POST over the streamed text."""
+    ctx = _pending_responses.get()
+    _pending_responses.set(None)
+    check_latch()
+    return _after_streamed(ctx, wrapped(*args, **kwargs))
+
+
+async def _aresponses_stream(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs,
+                             ctx: LLMCallHookContext | None) -> Any:
+    return _after_streamed(ctx, await wrapped(*args, **kwargs))
+
+
+def aresponses_stream(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``LLM._stream_responses_api_async``."""
+    ctx = _pending_responses.get()
+    _pending_responses.set(None)
+    check_latch()
+    return _aresponses_stream(wrapped, args, kwargs, ctx)
+
+
+def _after_streamed(ctx: LLMCallHookContext | None, result: Any) -> Any:
+    """The chunks already went out (PraisonAI displays them); a replaced text is what the agent keeps."""
+    if ctx is None or not has_hooks(POST) or not (isinstance(result, tuple) and result):
+        return result
+    text = result[0] if isinstance(result[0], str) else ""
+    ctx.response = text
+    _dispatch(POST, ctx)
+    if ctx.response is text:
+        return result
+    return (ctx.response, *result[1:])
+
+
 def responses_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
-    """A sync client's ``responses.create``: POST for the request `responses_input` opened."""
+    """A sync client's ``responses.create`` (or ``LLM._call_responses_api``): POST for the
+    request `responses_input` opened."""
     ctx = _pending_responses.get()
     _pending_responses.set(None)
     check_latch()

@@ -6,6 +6,12 @@ tools as plain Python functions, and talks to `ScriptedOpenAIServer` on
 ``OPENAI_API_BASE``, set before praisonaiagents is imported). Output is
 ``"silent"``; PraisonAI's telemetry switches are all set to off.
 
+``HOOKPORT_PRAISONAI_LLM=litellm`` (or ``PraisonAIHarness(llm="litellm")``)
+builds the agents with ``llm={"model": "openai/gpt-4o-mini", "base_url": ...}``
+instead, which sends them through PraisonAI's ``LLM`` class and LiteLLM
+(the ``praisonaiagents[llm]`` extra; OpenAI models then use LiteLLM's
+Responses API, which the scripted server also speaks).
+
 Entries, by release (PraisonAI's own loops differ):
 - ``sync``: ``Agent.chat()``, every supported release;
 - ``async``: ``Agent.achat()``, from 1.6 (1.5's async tool loop breaks after
@@ -33,6 +39,7 @@ for _name, _value in {
     "DO_NOT_TRACK": "true",
     "OPENAI_API_KEY": "sk-offline-dummy",
     "OPENAI_MAX_RETRIES": "0",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # LiteLLM would fetch its price list from GitHub
 }.items():
     os.environ[_name] = _value
 for _name in ("PRAISONAI_TELEMETRY_ENABLED", "PRAISONAI_PERFORMANCE_ENABLED", "OPENAI_MODEL_NAME"):
@@ -70,8 +77,12 @@ def _entries() -> tuple[Entry, ...]:
     return tuple(entries)
 
 
-def build_agent(name: str, tool_runs: list[tuple[str, dict[str, Any]]], **options: Any) -> Any:
-    """A real Agent with the two counting tools, talking to the scripted server."""
+def build_agent(name: str, tool_runs: list[tuple[str, dict[str, Any]]], *, llm: str = "openai",
+                **options: Any) -> Any:
+    """A real Agent with the two counting tools, talking to the scripted server.
+
+    `llm="openai"`: PraisonAI's own OpenAI client; `llm="litellm"`: its LiteLLM-backed `LLM` class.
+    """
 
     def add_numbers(a: int, b: int) -> str:
         """Add two integers and return the sum.
@@ -92,8 +103,23 @@ def build_agent(name: str, tool_runs: list[tuple[str, dict[str, Any]]], **option
         tool_runs.append(("purge_records", {"table": table}))
         return f"purged {table}"
 
-    return Agent(name=name, instructions=INSTRUCTIONS, model=MODEL, tools=[add_numbers, purge_records],
-                 output="silent", **options)
+    if llm == "litellm":
+        options["llm"] = {"model": f"openai/{MODEL}", "base_url": SERVER.base_url, "api_key": "sk-offline-dummy"}
+    else:
+        options["model"] = MODEL
+    return Agent(name=name, instructions=INSTRUCTIONS, tools=[add_numbers, purge_records], output="silent",
+                 **options)
+
+
+def request_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A request's conversation: chat ``messages``, or a Responses API ``instructions`` + ``input``."""
+    if "messages" in body:
+        return list(body["messages"])
+    items = body.get("input")
+    messages = [{"role": "system", "content": body["instructions"]}] if body.get("instructions") else []
+    if isinstance(items, str):
+        return [*messages, {"role": "user", "content": items}]
+    return [*messages, *(item for item in items or [] if isinstance(item, dict))]
 
 
 def fresh_openai_client() -> None:
@@ -127,6 +153,11 @@ class PraisonAIHarness(Harness):
 
     server = SERVER
 
+    def __init__(self, llm: str | None = None) -> None:
+        self.llm = llm or os.environ.get("HOOKPORT_PRAISONAI_LLM", "openai")
+        if self.llm == "litellm":
+            pytest.importorskip("litellm")
+
     def run(self, script: list[Turn], *, entry: Entry = "sync", agent: str = "alpha",
             prompt: str = "What is 2 + 3?") -> RunResult:
         tool_runs: list[tuple[str, dict[str, Any]]] = []
@@ -135,7 +166,7 @@ class PraisonAIHarness(Harness):
         output: Any = None
         error: BaseException | None = None
         try:
-            worker = build_agent(agent, tool_runs)
+            worker = build_agent(agent, tool_runs, llm=self.llm)
             if entry == "sync":
                 output = worker.chat(prompt)
             elif entry == "async":
@@ -149,7 +180,7 @@ class PraisonAIHarness(Harness):
         return RunResult(
             output=output if output is None or isinstance(output, str) else str(output),
             error=error,
-            model_inputs=[list(body.get("messages", [])) for body in self.server.requests],
+            model_inputs=[request_messages(body) for body in self.server.requests],
             tool_runs=tool_runs,
         )
 
