@@ -52,7 +52,7 @@ class PraisonAIAdapter(Adapter):
     distribution: ClassVar[str] = "praisonaiagents"
     extra: ClassVar[str] = "praisonai"
     supported: ClassVar[str] = ">=1.5.0,<1.8"
-    test_versions: ClassVar[tuple[str, ...]] = ("1.5.0", "1.5.149", "1.6.168", "1.7.17")
+    test_versions: ClassVar[tuple[str, ...]] = ("1.5.0", "1.5.149", "1.6.168", "1.7.0", "1.7.17")
     not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset()
 
     def __init__(self) -> None:
