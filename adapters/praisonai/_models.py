@@ -419,8 +419,16 @@ class ClientInstrumentation:
 
     def __init__(self) -> None:
         self._wrapped: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+        self._done: weakref.WeakSet[Any] = weakref.WeakSet()
 
     def instrument(self, client: Any, is_async: bool) -> None:
+        """Wrap `client`'s request methods once (the property hands the same client out per request)."""
+        try:
+            if client in self._done:
+                return
+            self._done.add(client)
+        except TypeError:  # not weak-referenceable: wrap (idempotently) every time
+            pass
         chat_wrapper = achat_request if is_async else chat_request
         completions = _resource(client, "chat", "completions")
         self._wrap(completions, "create", chat_wrapper)
@@ -449,6 +457,7 @@ class ClientInstrumentation:
             for attribute in attributes:
                 resource.__dict__.pop(attribute, None)
         self._wrapped.clear()
+        self._done.clear()
 
 
 def _resource(client: Any, *path: str) -> Any:

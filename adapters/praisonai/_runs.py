@@ -164,7 +164,15 @@ def _stream(chunks: Iterator[Any], call: _Call, context: contextvars.Context) ->
             raise
         _raise(kept, error)
     else:
-        context.run(call.finish, "".join(seen))
+        _finish_in(context, call, "".join(seen))
+
+
+def _finish_in(context: contextvars.Context, call: _Call, output: str) -> None:
+    """POST_STEP, OUTPUT, END after the last chunk; an abort there still ends the run as failed."""
+    try:
+        context.run(call.finish, output)
+    except BaseException as error:
+        _raise(context.run(call.fail, error), error)
 
 
 async def _astream(chunks: AsyncIterator[Any], call: _Call, context: contextvars.Context) -> AsyncIterator[Any]:
@@ -184,7 +192,7 @@ async def _astream(chunks: AsyncIterator[Any], call: _Call, context: contextvars
             raise
         _raise(kept, error)
     else:
-        context.run(call.finish, "".join(seen))
+        _finish_in(context, call, "".join(seen))
 
 
 async def _in_context(step: Any, context: contextvars.Context) -> Any:

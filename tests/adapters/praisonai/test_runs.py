@@ -203,3 +203,27 @@ def test_model_abort_inside_a_team_is_not_retried(server: ScriptedOpenAIServer) 
         make_team([]).start()
     assert calls == ["alpha"]
     assert server.requests == []
+
+
+def test_run_is_one_execution_and_one_step(server: ScriptedOpenAIServer) -> None:
+    recorder = Recorder()
+    server.script(tool_then_answer("ran"))
+    assert build_agent("alpha", []).run("What is 2 + 3?") == "ran"
+    assert [p for p in recorder.points() if p in BOUNDARIES] == list(BOUNDARIES)
+    assert recorder.steps() == [("pre_step", "agent", "alpha"), ("post_step", "agent", "alpha")]
+    assert recorder.points().count(P.PRE_TOOL_CALL) == 1 and recorder.points().count(P.PRE_MODEL_CALL) == 2
+
+
+def test_stream_output_abort_still_ends_the_run(server: ScriptedOpenAIServer) -> None:
+    if praisonai_version() < (1, 7, 2):
+        pytest.skip("no streamed tool loop before 1.7.2")
+    recorder = Recorder((P.EXECUTION_END,))
+
+    @on(P.OUTPUT)
+    def stop(ctx):  # type: ignore[no-untyped-def]
+        raise HookAborted("the answer may not leave")
+
+    server.script([Turn.final("streamed answer")])
+    with pytest.raises(HookAborted, match="may not leave"):
+        list(build_agent("alpha", []).start("go", stream=True))
+    assert [c.status for _, c in recorder.calls] == ["failed"]
