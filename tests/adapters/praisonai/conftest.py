@@ -37,9 +37,11 @@ def clean_engine() -> Iterator[None]:
 
 @pytest.fixture
 def harness(praisonai_adapter: adapters.Adapter) -> Any:
+    """The harness on PraisonAI's OpenAI-client path, whatever HOOKPORT_PRAISONAI_LLM says
+    (test_litellm.py covers the LiteLLM path)."""
     from tests.adapters.praisonai.harness import HARNESS
 
-    return HARNESS()
+    return HARNESS(llm="openai")
 
 
 @pytest.fixture
