@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import copy
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any
 
