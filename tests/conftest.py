@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+
+import pytest
 
 for _name, _value in {
     "CREWAI_DISABLE_TELEMETRY": "true",
@@ -20,3 +23,20 @@ for _name, _value in {
     "OPENAI_API_KEY": "sk-offline-dummy",
 }.items():
     os.environ.setdefault(_name, _value)
+
+
+@pytest.fixture(autouse=True)
+def clean_engine() -> Iterator[None]:
+    """No hooks, no subscribers and fail-open mode around every test."""
+    from hookport import events
+    from hookport.dispatch import set_strict
+    from hookport.registry import clear_all_hooks
+
+    clear_all_hooks()
+    saved = events.subscribers
+    events.subscribers = ()
+    set_strict(False)
+    yield
+    clear_all_hooks()
+    events.subscribers = saved
+    set_strict(False)

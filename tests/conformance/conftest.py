@@ -13,9 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from hookport import adapters, events
-from hookport.dispatch import set_strict
-from hookport.registry import clear_all_hooks
+from hookport import adapters
 from tests.conformance.harness import Harness
 
 HARNESS_MODULES = {
@@ -56,16 +54,6 @@ def harness(request: pytest.FixtureRequest) -> Iterator[Harness]:
     yield instance
     adapters.uninstall(instance.framework)
 
-
-@pytest.fixture(autouse=True)
-def clean_engine() -> Iterator[None]:
-    clear_all_hooks()
-    saved = events.subscribers
-    set_strict(False)
-    yield
-    clear_all_hooks()
-    events.subscribers = saved
-    set_strict(False)
 
 
 def require(harness: Harness, scenario: str) -> None:

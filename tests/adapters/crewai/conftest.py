@@ -14,10 +14,7 @@ if not HAVE_CREWAI:  # another framework's environment: nothing here to collect
 else:
     from tests.adapters.crewai.harness import CrewAIHarness  # noqa: F401  (sets the sandbox HOME first)
 
-from hookport import adapters, events  # noqa: E402
-from hookport.dispatch import set_strict  # noqa: E402
-from hookport.points import InterceptionPoint  # noqa: E402
-from hookport.registry import clear_all_hooks, register_hook  # noqa: E402
+from hookport import adapters  # noqa: E402
 
 
 def _clear_crewai_hooks() -> None:
@@ -30,16 +27,11 @@ def _clear_crewai_hooks() -> None:
 
 
 @pytest.fixture(autouse=True)
-def clean_engine() -> Iterator[None]:
-    clear_all_hooks()
+def clean_crewai_hooks() -> Iterator[None]:
+    """crewai's own registries too (the root conftest cleans hookport's)."""
     _clear_crewai_hooks()
-    saved = events.subscribers
-    set_strict(False)
     yield
-    clear_all_hooks()
     _clear_crewai_hooks()
-    events.subscribers = saved
-    set_strict(False)
 
 
 @pytest.fixture
@@ -65,15 +57,3 @@ def uninstalled() -> Iterator[None]:
 @pytest.fixture
 def harness(installed: adapters.InstallReport) -> Any:
     return CrewAIHarness()
-
-
-def collect(point: InterceptionPoint, result: Any = None, **filters: Any) -> list[Any]:
-    """Register a hook that records each context it sees (and returns `result`)."""
-    seen: list[Any] = []
-
-    def hook(ctx: Any) -> Any:
-        seen.append(ctx)
-        return result(ctx) if callable(result) else result
-
-    register_hook(point, hook, **filters)
-    return seen

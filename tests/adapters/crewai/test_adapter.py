@@ -16,7 +16,7 @@ from hookport.adapters._errors import UnsupportedVersionError
 from hookport.adapters._versions import installed_version
 from hookport.adapters.crewai import CrewAIAdapter, uses_native_dispatch
 from hookport.compat import crewai as crewai_dialect
-from tests.adapters.crewai.conftest import collect
+from tests.support.hooks import collect
 from tests.adapters.crewai.harness import NATIVE_TOOLS, CrewAIHarness
 from tests.conformance.harness import ToolCall, Turn
 

@@ -3,27 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
 pytest.importorskip("langchain_core")
 
-from hookport import adapters, events  # noqa: E402
-from hookport.dispatch import set_strict  # noqa: E402
-from hookport.points import InterceptionPoint  # noqa: E402
-from hookport.registry import clear_all_hooks, register_hook  # noqa: E402
+from hookport import adapters  # noqa: E402
 
-
-@pytest.fixture(autouse=True)
-def clean_engine() -> Iterator[None]:
-    clear_all_hooks()
-    saved = events.subscribers
-    set_strict(False)
-    yield
-    clear_all_hooks()
-    events.subscribers = saved
-    set_strict(False)
 
 
 @pytest.fixture
@@ -44,15 +30,3 @@ def uninstalled() -> Iterator[None]:
     yield
     if was_installed:
         adapters.install("langchain")
-
-
-def collect(point: InterceptionPoint, result: Any = None, **filters: Any) -> list[Any]:
-    """Register a hook that records each context it sees (and returns `result`)."""
-    seen: list[Any] = []
-
-    def hook(ctx: Any) -> Any:
-        seen.append(ctx)
-        return result(ctx) if callable(result) else result
-
-    register_hook(point, hook, **filters)
-    return seen

@@ -13,7 +13,7 @@ from langchain_core.tools import tool
 
 from hookport import HookAborted, InterceptionPoint as P, on
 from hookport.adapters.langchain import buffered_streaming
-from tests.adapters.langchain.conftest import collect
+from tests.support.hooks import collect
 from tests.adapters.langchain.models import EchoChat
 from tests.conformance.harness import ToolCall, Turn
 

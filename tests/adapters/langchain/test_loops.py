@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from hookport import HookAborted, InterceptionPoint as P, on
-from tests.adapters.langchain.conftest import collect
+from tests.support.hooks import collect
 from tests.adapters.langchain.harness import HAS_LANGGRAPH, LangChainHarness
 from tests.conformance.harness import Turn
 

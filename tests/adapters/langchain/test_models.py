@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 
 from hookport import HookAborted, InterceptionPoint as P, on
 from hookport.adapters.langchain import buffered_streaming, get_stream_mode, set_stream_mode, stream_mode
-from tests.adapters.langchain.conftest import collect
+from tests.support.hooks import collect
 from tests.adapters.langchain.models import EchoChat, EchoLLM, StreamingEcho
 
 pytestmark = pytest.mark.usefixtures("installed")

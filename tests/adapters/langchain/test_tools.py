@@ -13,7 +13,7 @@ from hookport import HookAborted, InterceptionPoint as P, on
 from hookport.adapters.langchain import blocked_message
 from hookport.compat import crewai as crewai_dialect
 from hookport.compat import praisonai as praisonai_dialect
-from tests.adapters.langchain.conftest import collect
+from tests.support.hooks import collect
 
 pytestmark = pytest.mark.usefixtures("installed")
 

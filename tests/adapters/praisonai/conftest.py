@@ -11,9 +11,7 @@ from typing import Any
 
 import pytest
 
-from hookport import adapters, events
-from hookport.dispatch import set_strict
-from hookport.registry import clear_all_hooks
+from hookport import adapters
 
 
 @pytest.fixture(scope="session")
@@ -23,16 +21,6 @@ def praisonai_adapter() -> Iterator[adapters.Adapter]:
     yield adapters.get("praisonai")
     adapters.uninstall("praisonai")
 
-
-@pytest.fixture(autouse=True)
-def clean_engine() -> Iterator[None]:
-    clear_all_hooks()
-    saved = events.subscribers
-    set_strict(False)
-    yield
-    clear_all_hooks()
-    events.subscribers = saved
-    set_strict(False)
 
 
 @pytest.fixture
