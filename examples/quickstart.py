@@ -5,7 +5,7 @@
 The agent is a real LangGraph agent loop (langchain 1.x `create_agent`, or
 LangGraph's `create_react_agent` on older installs) driven by a scripted chat
 model, so no API key and no network are needed. Three hooks, written in three
-different styles, all run through the same hookport engine:
+different styles (in policies.py, shared by every quickstart), all run through the same hookport engine:
 
 - a CrewAI-style ``@before_tool_call`` hook that refuses ``delete_file`` (``return False``);
 - a PraisonAI-style ``add_hook("before_tool")`` hook that logs every tool call;
@@ -15,7 +15,6 @@ different styles, all run through the same hookport engine:
 from __future__ import annotations
 
 import os
-import re
 import warnings
 from typing import Any
 
@@ -24,9 +23,8 @@ warnings.filterwarnings("ignore", message=".*allowed_objects.*")  # a langgraph 
 os.environ.setdefault("LANGSMITH_TRACING", "false")
 os.environ.setdefault("LANGCHAIN_TRACING_V2", "false")
 
-from hookport import InterceptionPoint, adapters, on  # noqa: E402
-from hookport.compat.crewai import before_tool_call  # noqa: E402
-from hookport.compat.praisonai import add_hook  # noqa: E402
+from hookport import adapters  # noqa: E402
+from policies import trace  # noqa: E402  (importing it registers the three hooks)
 
 report = adapters.install("langchain")  # before or after importing LangChain: both work
 
@@ -36,35 +34,9 @@ from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
 from langchain_core.tools import tool  # noqa: E402
 
 FILES = {"notes.txt": "Order #7 paid with card 4111 1111 1111 1111."}
-CARD = re.compile(r"\b(?:\d[ -]?){13,16}\b")
 
 
-def trace(who: str, what: str) -> None:
-    print(f"  {who:<22} {what}")
-
-
-# -- the hooks: three dialects, one engine -----------------------------------------------------
-
-
-@add_hook("before_tool")  # PraisonAI style: None lets the call through (registered first: it sees every call)
-def log_tool_calls(data: Any) -> None:
-    trace("praisonai before_tool", f"{data.tool_name}({data.tool_input})")
-
-
-@before_tool_call  # CrewAI legacy style: return False to refuse the call
-def refuse_deletes(ctx: Any) -> bool | None:
-    if ctx.tool_name == "delete_file":
-        trace("crewai before_tool", f"refused {ctx.tool_name}({ctx.tool_input})")
-        return False
-    return None
-
-
-@on(InterceptionPoint.POST_MODEL_CALL)  # hookport / CrewAI @on style: a returned string replaces the answer
-def redact_card_numbers(ctx: Any) -> str | None:
-    if ctx.response and CARD.search(ctx.response):
-        trace("on(post_model_call)", "redacted a card number in the model's answer")
-        return CARD.sub("[card number redacted]", ctx.response)
-    return None
+# -- the hooks live in policies.py: the same module guards every quickstart ----------------------
 
 
 # -- the agent: two tools and a scripted model ----------------------------------------------------

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import tempfile
 from typing import Any
 
@@ -34,9 +33,8 @@ for _name, _value in {
 os.environ["HOME"] = tempfile.mkdtemp(prefix="hookport-demo-")
 logging.getLogger("crewai.llms.base_llm").setLevel(logging.ERROR)  # "approximate token count" notices
 
-from hookport import InterceptionPoint, adapters, on  # noqa: E402
-from hookport.compat.crewai import before_tool_call  # noqa: E402
-from hookport.compat.praisonai import add_hook  # noqa: E402
+from hookport import adapters  # noqa: E402
+from policies import trace  # noqa: E402  (importing it registers the three hooks)
 
 report = adapters.install("crewai")  # before or after importing crewai: both work
 
@@ -45,36 +43,10 @@ from crewai.tools import BaseTool  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
 FILES = {"notes.txt": "Order #7 paid with card 4111 1111 1111 1111."}
-CARD = re.compile(r"\b(?:\d[ -]?){13,16}\b")
 MODEL_SAW: list[str] = []
 
 
-def trace(who: str, what: str) -> None:
-    print(f"  {who:<22} {what}")
-
-
-# -- the hooks: three dialects, one engine -----------------------------------------------------
-
-
-@add_hook("before_tool")  # PraisonAI style: None lets the call through (registered first: it sees every call)
-def log_tool_calls(data: Any) -> None:
-    trace("praisonai before_tool", f"{data.tool_name}({data.tool_input})")
-
-
-@before_tool_call  # CrewAI legacy style: return False to refuse the call
-def refuse_deletes(ctx: Any) -> bool | None:
-    if ctx.tool_name == "delete_file":
-        trace("crewai before_tool", f"refused {ctx.tool_name}({ctx.tool_input})")
-        return False
-    return None
-
-
-@on(InterceptionPoint.POST_MODEL_CALL)  # hookport / CrewAI @on style: a returned string replaces the answer
-def redact_card_numbers(ctx: Any) -> str | None:
-    if ctx.response and CARD.search(ctx.response):
-        trace("on(post_model_call)", "redacted a card number in the model's answer")
-        return CARD.sub("[card number redacted]", ctx.response)
-    return None
+# -- the hooks live in policies.py: the same module guards every quickstart ----------------------
 
 
 # -- the crew: two tools and a scripted model -----------------------------------------------------
