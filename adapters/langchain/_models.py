@@ -13,7 +13,8 @@ from __future__ import annotations
 import functools
 import logging
 import operator
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import wrapt
@@ -265,22 +266,38 @@ def _passthrough_replacement() -> None:
         )
 
 
-def chat_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+@dataclass(frozen=True)
+class _StreamKind:
+    """What differs between streaming a chat model and a completion LLM; the rest is shared."""
+
+    start: Callable[[Any, tuple[Any, ...], dict[str, Any]], tuple[ModelCall, tuple[Any, ...], dict[str, Any]]]
+    """Build the call and dispatch PRE; returns the (possibly rewritten) arguments."""
+    finish: Callable[[ModelCall, list[Any]], tuple[str | None, Any]]
+    """Dispatch POST on the whole answer; the replacement text and the chunk that carries it."""
+    incomplete: Callable[[ModelCall, list[Any]], None]
+    """The consumer stopped early: POST still fires, nothing can be replaced."""
+
+
+def _wants_stream_hooks(instance: Any) -> bool:
     state = _current()
     if (state is None or state.root.aborted is None) and not (has_hooks(PRE) or has_hooks(POST)):
-        return wrapped(*args, **kwargs)
-    if _guard.held(id(instance)):
-        return wrapped(*args, **kwargs)
-    return _chat_stream(wrapped, instance, args, kwargs)
+        return False
+    return not _guard.held(id(instance))
 
 
-def _chat_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[Any]:
+def _start_stream(kind: _StreamKind, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[ModelCall, tuple[Any, ...], dict[str, Any]]:
     try:
         _state.raise_if_aborted()
-        call, args, kwargs = _stream_call(instance, args, kwargs)
+        return kind.start(instance, args, kwargs)
     except HookAborted as aborted:
         _state.record_abort(aborted)
         raise
+
+
+def _stream(kind: _StreamKind, wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[Any]:
+    """One PRE before the first chunk, one POST on the aggregate; the guard is held only
+    while the inner generator runs, so its invoke fallback does not dispatch again."""
+    call, args, kwargs = _start_stream(kind, instance, args, kwargs)
     inner = wrapped(*args, **kwargs)
     post = has_hooks(POST)
     buffered = post and _state.get_stream_mode() == "buffered"
@@ -299,11 +316,10 @@ def _chat_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
                 yield chunk
         if not post:
             return
-        message = _aggregate(chunks)
-        text = call.post_text(text_of(message), message) if message is not None else None
+        text, replacement = kind.finish(call, chunks)
     except GeneratorExit:
         inner.close()
-        _post_incomplete(call, chunks)
+        kind.incomplete(call, chunks)
         raise
     except HookAborted as aborted:
         _state.record_abort(aborted)
@@ -312,27 +328,14 @@ def _chat_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
         if text is None:
             yield from chunks
         else:
-            yield with_text(message, text)
+            yield replacement
     elif text is not None:
         _passthrough_replacement()
 
 
-def achat_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    state = _current()
-    if (state is None or state.root.aborted is None) and not (has_hooks(PRE) or has_hooks(POST)):
-        return wrapped(*args, **kwargs)
-    if _guard.held(id(instance)):
-        return wrapped(*args, **kwargs)
-    return _achat_stream(wrapped, instance, args, kwargs)
-
-
-async def _achat_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> AsyncIterator[Any]:
-    try:
-        _state.raise_if_aborted()
-        call, args, kwargs = _stream_call(instance, args, kwargs)
-    except HookAborted as aborted:
-        _state.record_abort(aborted)
-        raise
+async def _astream(kind: _StreamKind, wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> AsyncIterator[Any]:
+    """The async twin of `_stream`."""
+    call, args, kwargs = _start_stream(kind, instance, args, kwargs)
     inner = wrapped(*args, **kwargs)
     post = has_hooks(POST)
     buffered = post and _state.get_stream_mode() == "buffered"
@@ -351,11 +354,10 @@ async def _achat_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwar
                 yield chunk
         if not post:
             return
-        message = _aggregate(chunks)
-        text = call.post_text(text_of(message), message) if message is not None else None
+        text, replacement = kind.finish(call, chunks)
     except GeneratorExit:
         await inner.aclose()
-        _post_incomplete(call, chunks)
+        kind.incomplete(call, chunks)
         raise
     except HookAborted as aborted:
         _state.record_abort(aborted)
@@ -365,9 +367,28 @@ async def _achat_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwar
             for chunk in chunks:
                 yield chunk
         else:
-            yield with_text(message, text)
+            yield replacement
     elif text is not None:
         _passthrough_replacement()
+
+
+def _stream_wrapper(kind: _StreamKind, asynchronous: bool) -> Callable[..., Any]:
+    body = _astream if asynchronous else _stream
+
+    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if not _wants_stream_hooks(instance):
+            return wrapped(*args, **kwargs)
+        return body(kind, wrapped, instance, args, kwargs)
+
+    return wrapper
+
+
+def _chat_finish(call: ModelCall, chunks: list[Any]) -> tuple[str | None, Any]:
+    message = _aggregate(chunks)
+    if message is None:
+        return None, None
+    text = call.post_text(text_of(message), message)
+    return text, (with_text(message, text) if text is not None else None)
 
 
 def _post_incomplete(call: ModelCall, chunks: list[Any]) -> None:
@@ -451,105 +472,22 @@ def _llm_stream_call(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any
     return call, args, kwargs
 
 
-def llm_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    state = _current()
-    if (state is None or state.root.aborted is None) and not (has_hooks(PRE) or has_hooks(POST)):
-        return wrapped(*args, **kwargs)
-    if _guard.held(id(instance)):
-        return wrapped(*args, **kwargs)
-    return _llm_stream(wrapped, instance, args, kwargs)
-
-
-def _llm_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[str]:
-    try:
-        _state.raise_if_aborted()
-        call, args, kwargs = _llm_stream_call(instance, args, kwargs)
-    except HookAborted as aborted:
-        _state.record_abort(aborted)
-        raise
-    inner = wrapped(*args, **kwargs)
-    post = has_hooks(POST)
-    buffered = post and _state.get_stream_mode() == "buffered"
-    chunks: list[str] = []
-    key = id(instance)
-    try:
-        while True:
-            with _guard.hold(key):
-                try:
-                    chunk = next(inner)
-                except StopIteration:
-                    break
-            chunks.append(chunk)
-            if not buffered:
-                yield chunk
-        text = call.post_text("".join(chunks)) if post else None
-    except GeneratorExit:
-        inner.close()
-        _post_incomplete_text(call, chunks)
-        raise
-    except HookAborted as aborted:
-        _state.record_abort(aborted)
-        raise
-    if buffered:
-        if text is None:
-            yield from chunks
-        else:
-            yield text
-    elif text is not None:
-        _passthrough_replacement()
-
-
-def allm_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    state = _current()
-    if (state is None or state.root.aborted is None) and not (has_hooks(PRE) or has_hooks(POST)):
-        return wrapped(*args, **kwargs)
-    if _guard.held(id(instance)):
-        return wrapped(*args, **kwargs)
-    return _allm_stream(wrapped, instance, args, kwargs)
-
-
-async def _allm_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> AsyncIterator[str]:
-    try:
-        _state.raise_if_aborted()
-        call, args, kwargs = _llm_stream_call(instance, args, kwargs)
-    except HookAborted as aborted:
-        _state.record_abort(aborted)
-        raise
-    inner = wrapped(*args, **kwargs)
-    post = has_hooks(POST)
-    buffered = post and _state.get_stream_mode() == "buffered"
-    chunks: list[str] = []
-    key = id(instance)
-    try:
-        while True:
-            with _guard.hold(key):
-                try:
-                    chunk = await inner.__anext__()
-                except StopAsyncIteration:
-                    break
-            chunks.append(chunk)
-            if not buffered:
-                yield chunk
-        text = call.post_text("".join(chunks)) if post else None
-    except GeneratorExit:
-        await inner.aclose()
-        _post_incomplete_text(call, chunks)
-        raise
-    except HookAborted as aborted:
-        _state.record_abort(aborted)
-        raise
-    if buffered:
-        if text is None:
-            for chunk in chunks:
-                yield chunk
-        else:
-            yield text
-    elif text is not None:
-        _passthrough_replacement()
-
-
 def _post_incomplete_text(call: ModelCall, chunks: list[str]) -> None:
     try:
         call.post_text("".join(chunks), incomplete=True)
     except Exception:
         logger.debug("POST_MODEL_CALL on an abandoned stream raised", exc_info=True)
+
+
+def _llm_finish(call: ModelCall, chunks: list[str]) -> tuple[str | None, Any]:
+    text = call.post_text("".join(chunks))
+    return text, text
+
+
+_CHAT_STREAM = _StreamKind(_stream_call, _chat_finish, _post_incomplete)
+_LLM_STREAM = _StreamKind(_llm_stream_call, _llm_finish, _post_incomplete_text)
+
+chat_stream = _stream_wrapper(_CHAT_STREAM, asynchronous=False)
+achat_stream = _stream_wrapper(_CHAT_STREAM, asynchronous=True)
+llm_stream = _stream_wrapper(_LLM_STREAM, asynchronous=False)
+allm_stream = _stream_wrapper(_LLM_STREAM, asynchronous=True)
