@@ -116,9 +116,13 @@ def _with_arg(args: tuple[Any, ...], kwargs: dict[str, Any], index: int, name: s
 
 
 def _chat_call(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[ModelCall, tuple[Any, ...], dict[str, Any]]:
+    """Build the call and dispatch PRE; returns the (possibly rewritten) arguments, as `_stream_call` does."""
     messages = args[0] if args else kwargs["messages"]
     metadata = {"call_kwargs": kwargs}  # tools / tool_choice of a bind_tools model, stop, run_manager
     call = ModelCall(instance, messages, [to_openai(m) for m in messages], metadata)
+    replaced = call.pre_messages()
+    if replaced is not None:
+        args, kwargs = _with_arg(args, kwargs, 0, "messages", replaced)
     return call, args, kwargs
 
 
@@ -157,9 +161,6 @@ def chat_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: di
         return wrapped(*args, **kwargs)
     try:
         call, args, kwargs = _chat_call(instance, args, kwargs)
-        replaced = call.pre_messages()
-        if replaced is not None:
-            args, kwargs = _with_arg(args, kwargs, 0, "messages", replaced)
         held, args, kwargs = _buffer_tokens(args, kwargs, asynchronous=False)
         result = _after_chat(call, wrapped(*args, **kwargs))
         if held is not None:
@@ -179,9 +180,6 @@ def achat_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: d
 async def _achat_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     try:
         call, args, kwargs = _chat_call(instance, args, kwargs)
-        replaced = call.pre_messages()
-        if replaced is not None:
-            args, kwargs = _with_arg(args, kwargs, 0, "messages", replaced)
         held, args, kwargs = _buffer_tokens(args, kwargs, asynchronous=True)
         result = _after_chat(call, await wrapped(*args, **kwargs))
         if held is not None:
