@@ -286,6 +286,28 @@ def _inputs_binding(
     return kwargs.get("inputs"), rebuild_kw
 
 
+def _settled(box: Any, wrapped: Wrapped, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """Call the kickoff and settle the run's abort box with how it ended."""
+    try:
+        result = wrapped(*args, **kwargs)
+    except BaseException as error:
+        _aborts.settle(box, error)
+        raise
+    _aborts.settle(box, None)
+    return result
+
+
+async def _asettled(box: Any, wrapped: Wrapped, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The async twin of `_settled`."""
+    try:
+        result = await wrapped(*args, **kwargs)
+    except BaseException as error:
+        _aborts.settle(box, error)
+        raise
+    _aborts.settle(box, None)
+    return result
+
+
 def _execution_wrapper(owner_field: str, skip_internal: bool = False) -> Callable[..., Any]:
     """Boundaries for a kickoff: START/INPUT before, OUTPUT/END after, END(failed) on error."""
 
@@ -293,24 +315,12 @@ def _execution_wrapper(owner_field: str, skip_internal: bool = False) -> Callabl
         with _aborts.abort_scope() as box:
             run = None if skip_internal and _is_internal(instance) else open_execution(FRAMEWORK, **{owner_field: instance})
             if run is None:
-                try:
-                    result = wrapped(*args, **kwargs)
-                except BaseException as error:
-                    _aborts.settle(box, error)
-                    raise
-                _aborts.settle(box, None)
-                return result
+                return _settled(box, wrapped, args, kwargs)
             inputs, rebuild = _inputs_binding(wrapped, args, kwargs)
             try:
                 inputs = run.begin(inputs if inputs is not None else {})
                 call_args, call_kwargs = rebuild(inputs)
-                try:
-                    output = wrapped(*call_args, **call_kwargs)
-                except BaseException as error:
-                    _aborts.settle(box, error)
-                    raise
-                _aborts.settle(box, None)
-                return run.succeed(output)
+                return run.succeed(_settled(box, wrapped, call_args, call_kwargs))
             except BaseException as error:
                 run.fail(error)
                 raise
@@ -321,24 +331,12 @@ def _execution_wrapper(owner_field: str, skip_internal: bool = False) -> Callabl
         with _aborts.abort_scope() as box:
             run = None if skip_internal and _is_internal(instance) else open_execution(FRAMEWORK, **{owner_field: instance})
             if run is None:
-                try:
-                    result = await wrapped(*args, **kwargs)
-                except BaseException as error:
-                    _aborts.settle(box, error)
-                    raise
-                _aborts.settle(box, None)
-                return result
+                return await _asettled(box, wrapped, args, kwargs)
             inputs, rebuild = _inputs_binding(wrapped, args, kwargs)
             try:
                 inputs = run.begin(inputs if inputs is not None else {})
                 call_args, call_kwargs = rebuild(inputs)
-                try:
-                    output = await wrapped(*call_args, **call_kwargs)
-                except BaseException as error:
-                    _aborts.settle(box, error)
-                    raise
-                _aborts.settle(box, None)
-                return run.succeed(output)
+                return run.succeed(await _asettled(box, wrapped, call_args, call_kwargs))
             except BaseException as error:
                 run.fail(error)
                 raise
