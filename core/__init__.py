@@ -16,6 +16,9 @@ model, tool, step and execution call sites of each framework.
 from __future__ import annotations
 
 from hookport import events
+from hookport.boundary import execution
+from hookport.config import configure
+from hookport.reentry import is_suppressed, reentrant, suppressed
 from hookport.contexts import (
     ExecutionEndContext,
     ExecutionStartContext,
@@ -26,10 +29,10 @@ from hookport.contexts import (
     StepContext,
     ToolCallHookContext,
 )
-from hookport.dispatch import dispatch, is_strict, run_hooks, set_strict
+from hookport.dispatch import adispatch, dispatch, is_strict, run_hooks, set_strict
 from hookport.errors import HookAborted, LLMCallBlockedError, ToolCallBlocked
 from hookport.events import HookDispatchedEvent, subscribe, unsubscribe
-from hookport.points import EXECUTION_BOUNDARY_POINTS, ExtensionPoint, InterceptionPoint
+from hookport.points import EXECUTION_BOUNDARY_POINTS, WRAP_POINTS, ExtensionPoint, InterceptionPoint
 from hookport.registry import (
     clear_all_hooks,
     clear_hooks,
@@ -61,7 +64,14 @@ __all__ = [
     "StepContext",
     "ToolCallBlocked",
     "ToolCallHookContext",
+    "WRAP_POINTS",
+    "adispatch",
     "clear_all_hooks",
+    "configure",
+    "execution",
+    "is_suppressed",
+    "reentrant",
+    "suppressed",
     "clear_hooks",
     "dispatch",
     "events",

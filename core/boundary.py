@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
+from time import perf_counter
 from typing import Any, TypeVar
 
 from hookport.contexts import (
@@ -21,9 +22,9 @@ from hookport.contexts import (
     OutputContext,
     StepContext,
 )
-from hookport.dispatch import dispatch
+from hookport.dispatch import adispatch, dispatch
 from hookport.errors import HookAborted
-from hookport.points import EXECUTION_BOUNDARY_POINTS, InterceptionPoint
+from hookport.points import EXECUTION_BOUNDARY_POINTS, ExtensionPoint, InterceptionPoint, Point
 from hookport.registry import has_hooks
 
 T = TypeVar("T")
@@ -43,7 +44,7 @@ class Execution:
     `begin(inputs)`, and `succeed(output)` or `fail(error)`, and `close()`.
     """
 
-    __slots__ = ("framework", "fields", "started", "ended", "_token")
+    __slots__ = ("framework", "fields", "started", "ended", "_token", "_clock")
 
     def __init__(self, framework: str, fields: dict[str, Any]) -> None:
         self.framework = framework
@@ -51,6 +52,11 @@ class Execution:
         self.started = False
         self.ended = False
         self._token: Token[Execution | None] | None = None
+        self._clock = perf_counter()
+
+    def elapsed_ms(self) -> float:
+        """How long this execution has run (OUTPUT / EXECUTION_END carry it as `duration_ms`)."""
+        return (perf_counter() - self._clock) * 1000.0
 
     def begin(self, inputs: Any) -> Any:
         """Dispatch EXECUTION_START then INPUT; returns the (possibly replaced) inputs."""
@@ -73,21 +79,51 @@ class Execution:
             ).payload
         return inputs
 
+    async def abegin(self, inputs: Any) -> Any:
+        """`begin` for async entry points: async boundary hooks are awaited."""
+        self._token = _current_execution.set(self)
+        if has_hooks(InterceptionPoint.EXECUTION_START):
+            try:
+                ctx = await adispatch(
+                    InterceptionPoint.EXECUTION_START,
+                    ExecutionStartContext(inputs, framework=self.framework, **self.fields),
+                )
+            except HookAborted:
+                self.ended = True
+                self.close()
+                raise
+            inputs = ctx.payload
+        self.started = True
+        if has_hooks(InterceptionPoint.INPUT):
+            inputs = (await adispatch(
+                InterceptionPoint.INPUT, InputContext(inputs, framework=self.framework, **self.fields)
+            )).payload
+        return inputs
+
+    def _output_context(self, output: Any) -> OutputContext:
+        return OutputContext(output, output=output, duration_ms=self.elapsed_ms(), framework=self.framework,
+                             **self.fields)
+
+    def _end_context(self, output: Any, status: str, error: BaseException | None = None) -> ExecutionEndContext:
+        return ExecutionEndContext(output, output=output, status=status, error=error, duration_ms=self.elapsed_ms(),
+                                   framework=self.framework, **self.fields)
+
     def succeed(self, output: Any) -> Any:
         """Dispatch OUTPUT then EXECUTION_END(completed); returns the final output."""
         if has_hooks(InterceptionPoint.OUTPUT):
-            output = dispatch(
-                InterceptionPoint.OUTPUT,
-                OutputContext(output, output=output, framework=self.framework, **self.fields),
-            ).payload
+            output = dispatch(InterceptionPoint.OUTPUT, self._output_context(output)).payload
         self.ended = True
         if has_hooks(InterceptionPoint.EXECUTION_END):
-            output = dispatch(
-                InterceptionPoint.EXECUTION_END,
-                ExecutionEndContext(
-                    output, output=output, status="completed", framework=self.framework, **self.fields
-                ),
-            ).payload
+            output = dispatch(InterceptionPoint.EXECUTION_END, self._end_context(output, "completed")).payload
+        return output
+
+    async def asucceed(self, output: Any) -> Any:
+        """`succeed` for async entry points."""
+        if has_hooks(InterceptionPoint.OUTPUT):
+            output = (await adispatch(InterceptionPoint.OUTPUT, self._output_context(output))).payload
+        self.ended = True
+        if has_hooks(InterceptionPoint.EXECUTION_END):
+            output = (await adispatch(InterceptionPoint.EXECUTION_END, self._end_context(output, "completed"))).payload
         return output
 
     def fail(self, error: BaseException) -> None:
@@ -98,12 +134,19 @@ class Execution:
         if not has_hooks(InterceptionPoint.EXECUTION_END):
             return
         try:
-            dispatch(
-                InterceptionPoint.EXECUTION_END,
-                ExecutionEndContext(
-                    None, output=None, status="failed", error=error, framework=self.framework, **self.fields
-                ),
-            )
+            dispatch(InterceptionPoint.EXECUTION_END, self._end_context(None, "failed", error))
+        except Exception:  # HookAborted included: nothing is left to abort
+            pass
+
+    async def afail(self, error: BaseException) -> None:
+        """`fail` for async entry points."""
+        if not self.started or self.ended:
+            return
+        self.ended = True
+        if not has_hooks(InterceptionPoint.EXECUTION_END):
+            return
+        try:
+            await adispatch(InterceptionPoint.EXECUTION_END, self._end_context(None, "failed", error))
         except Exception:  # HookAborted included: nothing is left to abort
             pass
 
@@ -183,10 +226,10 @@ async def arun_execution(
     if run is None:
         return await call(inputs)
     try:
-        inputs = run.begin(inputs)
-        return run.succeed(await call(inputs))
+        inputs = await run.abegin(inputs)
+        return await run.asucceed(await call(inputs))
     except BaseException as error:
-        run.fail(error)
+        await run.afail(error)
         raise
     finally:
         run.close()
@@ -195,24 +238,58 @@ async def arun_execution(
 # -- steps ---------------------------------------------------------------------------
 
 
-def pre_step(framework: str, kind: str, step_name: str | None, payload: Any, **fields: Any) -> Any:
-    """Dispatch PRE_STEP; returns the (possibly replaced) step input."""
-    if not has_hooks(InterceptionPoint.PRE_STEP):
+AGENT_TURN = "agent_turn"
+"""`StepContext.kind` at AGENT_TURN_START / AGENT_TURN_END: one turn of one agent."""
+
+
+def pre_step(framework: str, kind: str, step_name: str | None, payload: Any, *,
+             point: Point = InterceptionPoint.PRE_STEP, **fields: Any) -> Any:
+    """Dispatch PRE_STEP (or AGENT_TURN_START); returns the (possibly replaced) step input.
+
+    Keep ``started = perf_counter()`` from before the step and give it to
+    `post_step`, which reports the step's `duration_ms`.
+    """
+    if not has_hooks(point):
         return payload
-    return dispatch(
-        InterceptionPoint.PRE_STEP,
-        StepContext(payload, kind=kind, step_name=step_name, framework=framework, **fields),
-    ).payload
+    return dispatch(point, StepContext(payload, kind=kind, step_name=step_name, framework=framework, **fields)).payload
 
 
-def post_step(framework: str, kind: str, step_name: str | None, output: Any, **fields: Any) -> Any:
-    """Dispatch POST_STEP; returns the (possibly replaced) step output."""
-    if not has_hooks(InterceptionPoint.POST_STEP):
+def post_step(framework: str, kind: str, step_name: str | None, output: Any, *, started: float | None = None,
+              point: Point = InterceptionPoint.POST_STEP, **fields: Any) -> Any:
+    """Dispatch POST_STEP (or AGENT_TURN_END); returns the (possibly replaced) step output."""
+    if not has_hooks(point):
         return output
-    return dispatch(
-        InterceptionPoint.POST_STEP,
-        StepContext(output, kind=kind, step_name=step_name, output=output, framework=framework, **fields),
-    ).payload
+    return dispatch(point, _post_step_context(framework, kind, step_name, output, started, fields)).payload
+
+
+async def apre_step(framework: str, kind: str, step_name: str | None, payload: Any, *,
+                    point: Point = InterceptionPoint.PRE_STEP, **fields: Any) -> Any:
+    """`pre_step` for async call sites."""
+    if not has_hooks(point):
+        return payload
+    ctx = StepContext(payload, kind=kind, step_name=step_name, framework=framework, **fields)
+    return (await adispatch(point, ctx)).payload
+
+
+async def apost_step(framework: str, kind: str, step_name: str | None, output: Any, *, started: float | None = None,
+                     point: Point = InterceptionPoint.POST_STEP, **fields: Any) -> Any:
+    """`post_step` for async call sites."""
+    if not has_hooks(point):
+        return output
+    return (await adispatch(point, _post_step_context(framework, kind, step_name, output, started, fields))).payload
+
+
+def _post_step_context(framework: str, kind: str, step_name: str | None, output: Any, started: float | None,
+                       fields: dict[str, Any]) -> StepContext:
+    duration = (perf_counter() - started) * 1000.0 if started is not None else None
+    return StepContext(output, kind=kind, step_name=step_name, output=output, duration_ms=duration,
+                       framework=framework, **fields)
+
+
+TURN_START: Point = ExtensionPoint.AGENT_TURN_START
+TURN_END: Point = ExtensionPoint.AGENT_TURN_END
+"""Agent turns are steps fired at these points with ``kind=AGENT_TURN`` and the agent's name
+as `step_name`: ``pre_step(fw, AGENT_TURN, name, prompt, point=TURN_START)``."""
 
 
 # -- re-entrancy -------------------------------------------------------------------------
@@ -247,3 +324,43 @@ class ReentrancyGuard:
                 self._held.reset(token)
             except ValueError:
                 self._held.set(self._held.get() - {key})
+
+
+# -- a run of the user's own loop ---------------------------------------------------------
+
+
+class RunHandle:
+    """What `execution()` yields: the (possibly replaced) inputs; set `output` before leaving."""
+
+    __slots__ = ("inputs", "output")
+
+    def __init__(self, inputs: Any) -> None:
+        self.inputs = inputs
+        self.output: Any = None
+
+
+@contextmanager
+def execution(framework: str = "app", inputs: Any = None, **fields: Any) -> Iterator[RunHandle]:
+    """Mark one run of code that has no framework (a loop around an SDK) as an execution.
+
+        with hookport.execution("support-bot", inputs={"question": q}) as run:
+            run.output = my_agent_loop(run.inputs)
+        answer = run.output        # after OUTPUT hooks
+
+    START / INPUT fire on entry, OUTPUT / END(completed) on a normal exit, END(failed)
+    when the block raises; nested inside another execution it fires nothing.
+    """
+    run = open_execution(framework, **fields)
+    handle = RunHandle(inputs)
+    if run is None:
+        yield handle
+        return
+    try:
+        handle.inputs = run.begin(inputs)
+        yield handle
+        handle.output = run.succeed(handle.output)
+    except BaseException as error:
+        run.fail(error)
+        raise
+    finally:
+        run.close()

@@ -22,7 +22,10 @@ _UNSET: Any = object()
 class InterceptionContext:
     """The fields every point shares."""
 
-    __slots__ = ("payload", "agent", "agent_role", "task", "crew", "flow", "framework", "metadata")
+    __slots__ = ("payload", "agent", "agent_role", "task", "crew", "flow", "framework", "metadata", "__dict__")
+    # `__dict__` takes a hook's own attributes (a start time, a flag for a later hook), as
+    # CrewAI's plain-object contexts do; the fixed fields stay slots, and no dict is made
+    # until a hook stores something.
 
     def __init__(
         self,
@@ -49,7 +52,7 @@ class InterceptionContext:
         fields = ", ".join(
             f"{name}={getattr(self, name)!r}"
             for name in _all_slots(type(self))
-            if name not in ("metadata",) and getattr(self, name, None) is not None
+            if name not in ("metadata", "__dict__") and getattr(self, name, None) is not None
         )
         return f"{type(self).__name__}({fields})"
 
@@ -77,7 +80,7 @@ class LLMCallHookContext(InterceptionContext):
     after it.
     """
 
-    __slots__ = ("messages", "llm", "iterations", "response", "executor")
+    __slots__ = ("messages", "llm", "iterations", "response", "executor", "duration_ms")
 
     def __init__(
         self,
@@ -100,6 +103,8 @@ class LLMCallHookContext(InterceptionContext):
         self.iterations = iterations
         self.response = response
         self.executor = executor
+        self.duration_ms: float | None = None
+        """After the call: how long the model call took (wrap hooks and retries included)."""
         super().__init__(
             _UNSET,
             agent=agent,
@@ -132,7 +137,8 @@ class ToolCallHookContext(InterceptionContext):
     replace `tool_result`. `raw_tool_result` keeps what the tool really returned.
     """
 
-    __slots__ = ("tool_name", "tool_input", "tool", "tool_result", "raw_tool_result", "tool_call_id")
+    __slots__ = ("tool_name", "tool_input", "tool", "tool_result", "raw_tool_result", "tool_call_id",
+                 "duration_ms", "refused", "refusal")
 
     def __init__(
         self,
@@ -157,6 +163,12 @@ class ToolCallHookContext(InterceptionContext):
         self.tool_result = tool_result
         self.raw_tool_result = raw_tool_result
         self.tool_call_id = tool_call_id
+        self.duration_ms: float | None = None
+        """After the call: how long the tool ran (0.0 when it was refused)."""
+        self.refused = False
+        """At POST_TOOL_CALL: True when a PRE_TOOL_CALL hook refused the call (`tool_result`
+        then holds the refusal the model sees, `refusal` the `HookAborted`)."""
+        self.refusal: Any = None
         super().__init__(
             _UNSET,
             agent=agent,
@@ -202,14 +214,35 @@ class InputContext(ExecutionStartContext):
 
 
 class OutputContext(InterceptionContext):
-    """OUTPUT: the final result; replace it to change what the caller gets."""
+    """OUTPUT: the final result; replace it to change what the caller gets.
 
-    __slots__ = ("output",)
+    `text` is the final answer's text on every framework (a CrewAI
+    ``CrewOutput.raw``, a LangGraph state's last message, a plain string...):
+    read it, or assign it to replace the answer, so an OUTPUT redaction hook is
+    written once.
+    """
+
+    __slots__ = ("output", "duration_ms")
 
     def __init__(self, payload: Any = None, **fields: Any) -> None:
         output = fields.pop("output", payload)
+        duration_ms = fields.pop("duration_ms", None)
         super().__init__(payload, **fields)
         self.output = output
+        self.duration_ms: float | None = duration_ms
+        """How long the execution ran until this point."""
+
+    @property
+    def text(self) -> str | None:
+        from hookport.answers import text_of
+
+        return text_of(self.payload)
+
+    @text.setter
+    def text(self, value: str) -> None:
+        from hookport.answers import with_text
+
+        self.payload = with_text(self.payload, value)
 
 
 class ExecutionEndContext(OutputContext):
@@ -228,16 +261,19 @@ class ExecutionEndContext(OutputContext):
 class StepContext(InterceptionContext):
     """PRE_STEP / POST_STEP: `kind` says what a step is on this framework."""
 
-    __slots__ = ("kind", "step_name", "output")
+    __slots__ = ("kind", "step_name", "output", "duration_ms")
 
     def __init__(self, payload: Any = None, **fields: Any) -> None:
         kind = fields.pop("kind", None)
         step_name = fields.pop("step_name", None)
         output = fields.pop("output", None)
+        duration_ms = fields.pop("duration_ms", None)
         super().__init__(payload, **fields)
         self.kind = kind
         self.step_name = step_name
         self.output = output
+        self.duration_ms: float | None = duration_ms
+        """At POST_STEP / AGENT_TURN_END: how long the step ran."""
 
 
 def _role_of(agent: Any) -> str | None:

@@ -2,22 +2,32 @@
 
 Proceed (return None), mutate in place, replace by returning, abort by raising
 `HookAborted`. Hooks run in registration order, global then scoped; the
-possibly replaced payload flows from hook to hook. Any other exception is
-logged and swallowed (fail-open) unless strict mode is on.
+possibly replaced payload flows from hook to hook. Any other exception (a
+timeout included) is the hook's failure: logged and ignored (``on_error=
+"open"``, the default), turned into `HookAborted` (``"closed"``), or
+propagated as it is in strict mode.
+
+`dispatch` runs ``async def`` hooks to completion (on hookport's private loop
+thread); `adispatch` awaits them on the running loop. While a chain runs, the
+re-entrancy flag is set, so model and tool calls made by a hook run no hooks.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from time import perf_counter
-from typing import Any, TypeVar
+from typing import Any, Optional, TypeVar
 
 from hookport import events
+from hookport._loop_thread import HookTimeout, run_coroutine
+from hookport.config import settings
 from hookport.errors import HookAborted, LLMCallBlockedError, ToolCallBlocked, source_name
+from hookport.hooks import HookEntry, HookFn, original_of
 from hookport.points import InterceptionPoint, Point, resolve_point
-from hookport.registry import HookFn, hooks_for, original_of
+from hookport.reentry import hooks_off
+from hookport import registry
+from hookport.registry import chains, hooks_for
 
 logger = logging.getLogger("hookport")
 
@@ -25,17 +35,14 @@ C = TypeVar("C")
 Reducer = Callable[[Any, Any], bool]
 """Apply a hook's non-None return to the context; True when it changed something."""
 
-_strict = os.environ.get("HOOKPORT_STRICT", "").lower() in ("1", "true", "yes", "on")
-
 
 def set_strict(enabled: bool = True) -> None:
     """In strict mode a hook's ordinary exception propagates instead of being logged."""
-    global _strict
-    _strict = bool(enabled)
+    settings.strict = bool(enabled)
 
 
 def is_strict() -> bool:
-    return _strict
+    return settings.strict
 
 
 # -- reducers --------------------------------------------------------------------
@@ -97,44 +104,195 @@ def dispatch(point: Point | str, ctx: C) -> C:
     With no hook on the point this is one dict lookup. `HookAborted` raised by
     a hook (or by the reducer, for a legacy ``return False``) propagates.
     """
-    hooks = hooks_for(point)  # type: ignore[arg-type]
+    try:
+        hooks = chains[point]
+    except (KeyError, TypeError):
+        hooks = hooks_for(point)  # an unknown name raises its clear error here
     if not hooks:
+        if not registry._open_scopes:
+            return ctx
+        hooks = hooks_for(point)
+        if not hooks:
+            return ctx
+    elif registry._open_scopes:
+        hooks = hooks_for(point)
+    if hooks_off.get():
         return ctx
     return run_hooks(resolve_point(point), ctx, hooks)
 
 
+class _Ready:
+    """An awaitable that is already done: `adispatch`'s idle path creates no coroutine."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return self.value
+        yield  # pragma: no cover  (makes this a generator function)
+
+
+def adispatch(point: Point | str, ctx: C) -> Any:
+    """`dispatch` for async call sites: ``ctx = await adispatch(point, ctx)``.
+
+    Async hooks are awaited on the running loop (so it keeps serving other
+    tasks while they wait); sync hooks run in place, in order with them.
+    """
+    try:
+        hooks = chains[point]
+    except (KeyError, TypeError):
+        hooks = hooks_for(point)
+    if not hooks:
+        if not registry._open_scopes:
+            return _Ready(ctx)
+        hooks = hooks_for(point)
+        if not hooks:
+            return _Ready(ctx)
+    elif registry._open_scopes:
+        hooks = hooks_for(point)
+    if hooks_off.get():
+        return _Ready(ctx)
+    return arun_hooks(resolve_point(point), ctx, hooks)
+
+
 def run_hooks(point: Point, ctx: C, hooks: tuple[HookFn, ...]) -> C:
-    """Run an already resolved chain (adapters that snapshot a chain use this)."""
+    """Run an already resolved chain from sync code (adapters that snapshot a chain use this)."""
     reducer = REDUCERS.get(point, _replace_payload)
     timed = bool(events.subscribers)
     started = perf_counter() if timed else 0.0
+    failures: Optional[_Failures] = None
     modified = False
-    for hook in hooks:
-        try:
-            result = hook(ctx)
-            if result is not None and reducer(ctx, result):
-                modified = True
-        except HookAborted as aborted:
-            if aborted.source is None:
-                aborted.source = original_of(hook)
-            if timed:
-                _emit(point, ctx, "aborted", len(hooks), started, aborted)
-            raise
-        except Exception as error:
-            if _strict:
-                if timed:
-                    _emit(point, ctx, "modified" if modified else "proceeded", len(hooks), started)
+    token = hooks_off.set(True)
+    try:
+        for hook in hooks:
+            try:
+                if type(hook) is HookEntry:
+                    if not hook.applies(ctx):
+                        continue
+                    result = hook.call_sync(ctx)
+                elif settings.timeout is not None:
+                    result = _default_entry(hook).call_sync(ctx)
+                else:
+                    result = hook(ctx)
+                    if result is not None and hasattr(result, "__await__"):
+                        result = run_coroutine(_awaited(result), None, _name(hook))
+                if result is not None and reducer(ctx, result):
+                    modified = True
+            except HookAborted as aborted:
+                _aborted(point, ctx, hook, aborted, hooks, started, timed, failures)
                 raise
-            logger.warning(
-                "hook %s at %s raised %r; ignored (fail-open)",
-                source_name(original_of(hook)),
-                point.value,
-                error,
-                exc_info=True,
-            )
+            except Exception as error:
+                failures = _failed(point, ctx, hook, error, hooks, started, timed, failures, modified)
+    finally:
+        hooks_off.reset(token)
     if timed:
-        _emit(point, ctx, "modified" if modified else "proceeded", len(hooks), started)
+        _emit(point, ctx, "modified" if modified else "proceeded", len(hooks), started, failures=failures)
     return ctx
+
+
+async def arun_hooks(point: Point, ctx: C, hooks: tuple[HookFn, ...]) -> C:
+    """Run an already resolved chain on an async call site."""
+    reducer = REDUCERS.get(point, _replace_payload)
+    timed = bool(events.subscribers)
+    started = perf_counter() if timed else 0.0
+    failures: Optional[_Failures] = None
+    modified = False
+    token = hooks_off.set(True)
+    try:
+        for hook in hooks:
+            try:
+                if type(hook) is HookEntry:
+                    if not hook.applies(ctx):
+                        continue
+                    result = await hook.call_async(ctx)
+                elif settings.timeout is not None:
+                    result = await _default_entry(hook).call_async(ctx)
+                else:
+                    result = hook(ctx)
+                    if result is not None and hasattr(result, "__await__"):
+                        result = await result
+                if result is not None and reducer(ctx, result):
+                    modified = True
+            except HookAborted as aborted:
+                _aborted(point, ctx, hook, aborted, hooks, started, timed, failures)
+                raise
+            except Exception as error:
+                failures = _failed(point, ctx, hook, error, hooks, started, timed, failures, modified)
+    finally:
+        try:
+            hooks_off.reset(token)
+        except ValueError:  # resumed in another context: restore by value
+            hooks_off.set(False)
+    if timed:
+        _emit(point, ctx, "modified" if modified else "proceeded", len(hooks), started, failures=failures)
+    return ctx
+
+
+# -- failures -----------------------------------------------------------------------
+
+
+class _Failures:
+    """The hooks that failed or timed out during one dispatch (for telemetry)."""
+
+    __slots__ = ("failed", "timed_out", "error")
+
+    def __init__(self) -> None:
+        self.failed: list[str] = []
+        self.timed_out: list[str] = []
+        self.error: Optional[str] = None
+
+    def add(self, name: str, error: BaseException) -> None:
+        (self.timed_out if isinstance(error, HookTimeout) else self.failed).append(name)
+        self.error = f"{type(error).__name__}: {error}"
+
+
+def _name(hook: HookFn) -> str:
+    return source_name(original_of(hook)) or repr(hook)
+
+
+def _default_entry(hook: HookFn) -> HookEntry:
+    """A plain hook seen while a process-wide timeout is configured."""
+    return HookEntry(hook, agents=None, tools=None, timeout=None, on_error=None, is_async=False)
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def _aborted(
+    point: Point, ctx: Any, hook: HookFn, aborted: HookAborted, hooks: tuple[HookFn, ...],
+    started: float, timed: bool, failures: Optional[_Failures],
+) -> None:
+    if aborted.source is None:
+        aborted.source = original_of(hook)
+    if timed:
+        _emit(point, ctx, "aborted", len(hooks), started, aborted, failures)
+
+
+def _failed(
+    point: Point, ctx: Any, hook: HookFn, error: Exception, hooks: tuple[HookFn, ...],
+    started: float, timed: bool, failures: Optional[_Failures], modified: bool,
+) -> _Failures:
+    """Apply the failure policy to a hook's exception; returns the updated failure list."""
+    failures = failures or _Failures()
+    name = _name(hook)
+    failures.add(name, error)
+    if settings.strict:
+        if timed:
+            _emit(point, ctx, "failed", len(hooks), started, failures=failures)
+        raise error
+    policy = (hook.on_error if type(hook) is HookEntry else None) or settings.on_error
+    if policy == "closed":
+        reason = str(error) if isinstance(error, HookTimeout) else f"hook {name} failed: {type(error).__name__}: {error}"
+        aborted = HookAborted(reason, source=original_of(hook))
+        if timed:
+            _emit(point, ctx, "aborted", len(hooks), started, aborted, failures)
+        raise aborted from error
+    logger.warning("hook %s at %s raised %r; ignored (fail-open)", name, point.value, error,
+                   exc_info=not isinstance(error, HookTimeout))
+    return failures
 
 
 def _emit(
@@ -144,6 +302,7 @@ def _emit(
     count: int,
     started: float,
     aborted: HookAborted | None = None,
+    failures: Optional[_Failures] = None,
 ) -> None:
     # model_construct: the fields are built right here, so pydantic's validation would only cost time
     events.emit(
@@ -155,5 +314,10 @@ def _emit(
             abort_reason=aborted.reason if aborted else None,
             abort_source=aborted.source_name if aborted else None,
             framework=getattr(ctx, "framework", None),
+            agent_role=getattr(ctx, "agent_role", None),
+            tool_name=getattr(ctx, "tool_name", None),
+            failed_hooks=tuple(failures.failed) if failures else (),
+            timed_out_hooks=tuple(failures.timed_out) if failures else (),
+            error=failures.error if failures else None,
         )
     )

@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict
 
 logger = logging.getLogger("hookport")
 
-Outcome = Literal["proceeded", "modified", "aborted"]
+Outcome = Literal["proceeded", "modified", "aborted", "failed"]
+"""`failed`: strict mode let a hook's exception propagate."""
 
 
 class HookDispatchedEvent(BaseModel):
@@ -30,6 +31,14 @@ class HookDispatchedEvent(BaseModel):
     abort_reason: Optional[str] = None
     abort_source: Optional[str] = None
     framework: Optional[str] = None
+    agent_role: Optional[str] = None
+    tool_name: Optional[str] = None
+    failed_hooks: tuple[str, ...] = ()
+    """Hooks whose exception was ignored (fail-open) or turned into the abort (fail-closed)."""
+    timed_out_hooks: tuple[str, ...] = ()
+    """Hooks that ran past their timeout (a failure too, under the same policy)."""
+    error: Optional[str] = None
+    """The last hook failure, as ``Type: message``."""
 
 
 Subscriber = Callable[[HookDispatchedEvent], object]

@@ -2,62 +2,129 @@
 
 Each point maps to a tuple that is replaced, never mutated (copy-on-write), so
 dispatch reads it without a lock and registration from another thread can
-neither break a running chain nor lose or duplicate a hook.
+neither break a running chain nor lose or duplicate a hook. `chains` holds the
+tuple under every spelling of the point (member, value, upper-case name), so
+dispatch needs one dict lookup whatever the caller wrote, and an unknown name
+is a `KeyError` it turns into a clear error.
 """
 
 from __future__ import annotations
 
-import functools
-import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Optional
 
-from hookport.points import InterceptionPoint, Point, resolve_point
+from hookport.config import OnError
+from hookport.hooks import (
+    HookEntry,
+    HookFn,
+    make_entry,
+    original_of,
+    sanitize_tool_name,
+    string_set,
+)
+from hookport.points import ALIASES, InterceptionPoint, Point, resolve_point
 
-HookFn = Callable[[Any], Any]
+__all__ = [
+    "HookEntry",
+    "HookFn",
+    "chains",
+    "clear_all_hooks",
+    "clear_hooks",
+    "get_hooks",
+    "get_scoped_hooks",
+    "has_hooks",
+    "hooks_for",
+    "looks_like_method",
+    "make_entry",
+    "materialise_filter",
+    "mark_hook",
+    "on",
+    "original_of",
+    "register_hook",
+    "register_scoped",
+    "sanitize_tool_name",
+    "scoped_hooks",
+    "unregister_hook",
+]
 
 _lock = threading.Lock()
 _global: dict[Point, tuple[HookFn, ...]] = {}
+"""Only points that have global hooks: `not _global` is the cheapest "nothing registered"."""
+chains: dict[object, tuple[HookFn, ...]] = {alias: () for alias in ALIASES}
+"""Every spelling of every point -> its global chain (() when empty)."""
 
 
-class _Scope:
-    __slots__ = ("hooks", "open")
+def _publish(point: Point, hooks: tuple[HookFn, ...]) -> None:
+    """Store the new chain of `point` (call with `_lock` held)."""
+    if hooks:
+        _global[point] = hooks
+    else:
+        _global.pop(point, None)
+    for alias, target in ALIASES.items():
+        if target is point:
+            chains[alias] = hooks
 
-    def __init__(self, hooks: dict[Point, tuple[HookFn, ...]]) -> None:
-        self.hooks = hooks
+
+class _Block:
+    """One `scoped_hooks()` block: its hooks stop firing everywhere when it exits."""
+
+    __slots__ = ("open",)
+
+    def __init__(self) -> None:
         self.open = True
 
 
-_scope: ContextVar[_Scope | None] = ContextVar("hookport_scoped_hooks", default=None)
+class _Scope:
+    """The scoped hooks seen by one context: immutable, replaced on registration."""
+
+    __slots__ = ("hooks", "block")
+
+    def __init__(self, hooks: dict[Point, tuple[HookFn, ...]], block: _Block) -> None:
+        self.hooks = hooks
+        self.block = block
+
+    @property
+    def open(self) -> bool:
+        return self.block.open
+
+
+_scope: ContextVar[Optional[_Scope]] = ContextVar("hookport_scoped_hooks", default=None)
 _open_scopes = 0  # read on the hot path: skip the ContextVar while no scope is open
 
 
-def hooks_for(point: Point) -> tuple[HookFn, ...]:
+def hooks_for(point: Any) -> tuple[HookFn, ...]:
     """The chain for `point`: global hooks in registration order, then scoped ones."""
-    hooks = _global.get(point, ())
+    try:
+        hooks = chains[point]
+    except (KeyError, TypeError):
+        resolved = resolve_point(point)  # raises the clear error
+        hooks = chains[resolved]
     if _open_scopes:
         scope = _scope.get()
-        if scope is not None and scope.open:
-            scoped = scope.hooks.get(point)
+        if scope is not None and scope.block.open:
+            scoped = scope.hooks.get(ALIASES.get(point) or resolve_point(point))
             if scoped:
                 return hooks + scoped
     return hooks
 
 
-def has_hooks(point: Point) -> bool:
+def has_hooks(point: Any) -> bool:
     """True when dispatching `point` would run at least one hook.
 
     Adapters call this before building a context, so an idle point costs one
-    dict lookup.
+    dict lookup. Every spelling `register_hook` accepts works here.
     """
-    if point in _global:
-        return True
+    try:
+        if chains[point]:
+            return True
+    except (KeyError, TypeError):
+        return bool(hooks_for(point))
     if _open_scopes:
         scope = _scope.get()
-        return scope is not None and scope.open and bool(scope.hooks.get(point))
+        return scope is not None and scope.block.open and bool(scope.hooks.get(ALIASES[point]))
     return False
 
 
@@ -70,31 +137,32 @@ def register_hook(
     *,
     agents: Iterable[str] | None = None,
     tools: Iterable[str] | None = None,
+    timeout: float | None = None,
+    on_error: OnError | None = None,
 ) -> HookFn:
     """Append `hook` to the global chain of `point`; returns what was registered.
 
-    With `agents=` or `tools=` a filtering wrapper is registered; unregistering
-    the original function removes it too.
+    `agents=` / `tools=` filter by agent role and tool name (an empty list
+    means no filter). `timeout=` (seconds) and `on_error=` ("open" / "closed")
+    override the process defaults for this hook. ``async def`` hooks are
+    awaited on async call sites and run to completion on sync ones.
+    Unregistering the original function removes whatever was made for it.
     """
     resolved = resolve_point(point)
-    entry = make_entry(hook, agents=agents, tools=tools)
+    entry = make_entry(hook, resolved, agents=agents, tools=tools, timeout=timeout, on_error=on_error)
     with _lock:
-        _global[resolved] = (*_global.get(resolved, ()), entry)
+        _publish(resolved, (*_global.get(resolved, ()), entry))
     return entry
 
 
 def unregister_hook(point: Point | str, hook: HookFn) -> bool:
-    """Remove `hook` (or the filtering wrapper made for it) from `point`."""
+    """Remove `hook` (or the entry made for it) from `point`."""
     resolved = resolve_point(point)
     with _lock:
         current = _global.get(resolved, ())
         for index, entry in enumerate(current):
-            if entry is hook or getattr(entry, "__hookport_original__", None) is hook:
-                remaining = current[:index] + current[index + 1 :]
-                if remaining:
-                    _global[resolved] = remaining
-                else:
-                    del _global[resolved]
+            if entry is hook or original_of(entry) is hook:
+                _publish(resolved, current[:index] + current[index + 1 :])
                 return True
     return False
 
@@ -108,13 +176,16 @@ def clear_hooks(point: Point | str) -> int:
     """Remove every global hook of `point`; returns how many there were."""
     resolved = resolve_point(point)
     with _lock:
-        return len(_global.pop(resolved, ()))
+        count = len(_global.get(resolved, ()))
+        _publish(resolved, ())
+        return count
 
 
 def clear_all_hooks() -> None:
     """Remove every global hook of every point (scoped hooks end with their block)."""
     with _lock:
-        _global.clear()
+        for point in list(_global):
+            _publish(point, ())
 
 
 # -- execution-scoped hooks ----------------------------------------------------
@@ -136,15 +207,15 @@ def scoped_hooks(
     initial: dict[Point, tuple[HookFn, ...]] = dict(parent.hooks) if parent and parent.open else {}
     for point, fns in (hooks or {}).items():
         resolved = resolve_point(point)
-        initial[resolved] = (*initial.get(resolved, ()), *(make_entry(fn) for fn in fns))
-    scope = _Scope(initial)
-    token = _scope.set(scope)
+        initial[resolved] = (*initial.get(resolved, ()), *(make_entry(fn, resolved) for fn in fns))
+    block = _Block()
+    token = _scope.set(_Scope(initial, block))
     with _lock:
         _open_scopes += 1
     try:
-        yield scope.hooks
+        yield initial
     finally:
-        scope.open = False
+        block.open = False
         with _lock:
             _open_scopes -= 1
         try:
@@ -159,84 +230,35 @@ def register_scoped(
     *,
     agents: Iterable[str] | None = None,
     tools: Iterable[str] | None = None,
+    timeout: float | None = None,
+    on_error: OnError | None = None,
 ) -> HookFn:
-    """Add `hook` to the innermost open `scoped_hooks()` block."""
+    """Add `hook` to the innermost open `scoped_hooks()` block, for this context only.
+
+    As with any `ContextVar`: the task or copied-context thread that registers
+    it sees it, and so does the work it starts; its sibling tasks and the
+    block's owner do not.
+    """
     scope = _scope.get()
     if scope is None or not scope.open:
         raise RuntimeError("register_scoped() called outside of a scoped_hooks() block")
     resolved = resolve_point(point)
-    entry = make_entry(hook, agents=agents, tools=tools)
-    with _lock:
-        scope.hooks[resolved] = (*scope.hooks.get(resolved, ()), entry)
+    entry = make_entry(hook, resolved, agents=agents, tools=tools, timeout=timeout, on_error=on_error)
+    hooks = dict(scope.hooks)
+    hooks[resolved] = (*hooks.get(resolved, ()), entry)
+    _scope.set(_Scope(hooks, scope.block))
     return entry
 
 
 def get_scoped_hooks(point: Point | str) -> list[HookFn]:
-    """A copy of the scoped chain of `point` in the current block ([] outside one)."""
+    """A copy of the scoped chain of `point` in the current context ([] outside a block)."""
     scope = _scope.get()
     if scope is None or not scope.open:
         return []
     return list(scope.hooks.get(resolve_point(point), ()))
 
 
-# -- filters -------------------------------------------------------------------
-
-_SANITIZE = re.compile(r"[^a-z0-9]+")
-
-
-def sanitize_tool_name(name: str) -> str:
-    """CrewAI's rule: lower case, runs of other characters become ``_``."""
-    return _SANITIZE.sub("_", name.strip().lower()).strip("_")
-
-
-def make_entry(
-    hook: HookFn,
-    *,
-    agents: Iterable[str] | None = None,
-    tools: Iterable[str] | None = None,
-) -> HookFn:
-    """Validate `hook` and wrap it in a filter when `agents=` / `tools=` are given."""
-    if not callable(hook):
-        raise TypeError(f"a hook must be callable, got {type(hook).__name__}: {hook!r}")
-    agent_set = _string_set("agents", agents)
-    tool_set = _string_set("tools", tools)
-    if tool_set is not None:
-        tool_set = frozenset(sanitize_tool_name(t) for t in tool_set)
-    if agent_set is None and tool_set is None:
-        return hook
-
-    @functools.wraps(hook)
-    def filtered_hook(ctx: Any) -> Any:
-        if tool_set is not None:
-            name = getattr(ctx, "tool_name", None)
-            if name is not None and sanitize_tool_name(name) not in tool_set:
-                return None
-        if agent_set is not None:
-            role = getattr(ctx, "agent_role", None) or getattr(getattr(ctx, "agent", None), "role", None)
-            if role is not None and role not in agent_set:
-                return None
-        return hook(ctx)
-
-    filtered_hook.__hookport_original__ = hook  # type: ignore[attr-defined]
-    filtered_hook.__hookport_filters__ = {"agents": agent_set, "tools": tool_set}  # type: ignore[attr-defined]
-    return filtered_hook
-
-
-def _string_set(label: str, values: Iterable[str] | None) -> frozenset[str] | None:
-    if values is None:
-        return None
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise TypeError(f"{label}= must be a list of strings, not {type(values).__name__}")
-    items = list(values)
-    bad = [v for v in items if not isinstance(v, str)]
-    if bad:
-        raise TypeError(f"{label}= must be a list of strings; got {bad[0]!r}")
-    return frozenset(items)
-
-
-def original_of(hook: HookFn) -> HookFn:
-    """The user's function behind a registered entry."""
-    return getattr(hook, "__hookport_original__", hook)
+# -- the @on decorator ---------------------------------------------------------------
 
 
 def on(
@@ -244,16 +266,23 @@ def on(
     *,
     agents: Iterable[str] | None = None,
     tools: Iterable[str] | None = None,
+    timeout: float | None = None,
+    on_error: OnError | None = None,
 ) -> Callable[[HookFn], HookFn]:
-    """Register the decorated function as a global hook; returns it unchanged."""
+    """Register the decorated function as a global hook; returns it unchanged.
+
+    Methods of a hook class (first parameter ``self``) are only marked; they
+    are registered per instance by whoever instantiates the class.
+    """
     resolved = resolve_point(point)
-    _string_set("agents", agents)
-    _string_set("tools", tools)
+    agent_list = materialise_filter("agents", agents)
+    tool_list = materialise_filter("tools", tools)
 
     def decorator(func: HookFn) -> HookFn:
-        mark_hook(func, resolved, agents=agents, tools=tools)
+        mark_hook(func, resolved, agents=agent_list, tools=tool_list)
         if not looks_like_method(func):
-            entry = register_hook(resolved, func, agents=agents, tools=tools)
+            entry = register_hook(resolved, func, agents=agent_list, tools=tool_list, timeout=timeout,
+                                  on_error=on_error)
             try:
                 func._registered_hook = entry  # type: ignore[attr-defined]
             except (AttributeError, TypeError):  # builtins (list.append) take no attributes
@@ -261,6 +290,14 @@ def on(
         return func
 
     return decorator
+
+
+def materialise_filter(label: str, values: Iterable[str] | None) -> list[str] | None:
+    """Materialise a filter once, so an iterator given as `tools=` is not consumed twice."""
+    found = string_set(label, values)
+    if found is None:
+        return None
+    return [v for v in values] if isinstance(values, (list, tuple)) else sorted(found)  # type: ignore[union-attr]
 
 
 def mark_hook(

@@ -28,7 +28,7 @@ for _name, _value in {
 @pytest.fixture(autouse=True)
 def clean_engine() -> Iterator[None]:
     """No hooks, no subscribers and fail-open mode around every test."""
-    from hookport import events
+    from hookport import configure, events
     from hookport.dispatch import set_strict
     from hookport.registry import clear_all_hooks
 
@@ -36,7 +36,9 @@ def clean_engine() -> Iterator[None]:
     saved = events.subscribers
     events.subscribers = ()
     set_strict(False)
+    configure(timeout=None, on_error="open")
     yield
     clear_all_hooks()
     events.subscribers = saved
     set_strict(False)
+    configure(timeout=None, on_error="open")

@@ -35,6 +35,7 @@ from hookport.registry import (
     get_scoped_hooks,
     looks_like_method,
     mark_hook,
+    materialise_filter,
     on,
     register_hook,
     register_scoped,
@@ -116,6 +117,8 @@ def _legacy_register(
 
 
 def _legacy_decorator(point: InterceptionPoint, marker: str, func: Any, agents: Any, tools: Any) -> Any:
+    agents = materialise_filter("agents", agents)  # read an iterator once, at decoration
+    tools = materialise_filter("tools", tools)
     if func is not None:
         if not callable(func):
             raise TypeError(f"@{marker[3:-5]} decorates a callable, not {type(func).__name__}")

@@ -30,7 +30,10 @@ def test_the_catalog_has_crewais_ten_values() -> None:
     ]
     assert P.PRE_TOOL_CALL == "pre_tool_call"
     assert EXECUTION_BOUNDARY_POINTS == {P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END}
-    assert {e.value for e in ExtensionPoint} == {"before_tool_definitions", "on_retry"}
+    assert {e.value for e in ExtensionPoint} == {
+        "before_tool_definitions", "on_retry", "wrap_model_call", "wrap_tool_call", "agent_turn_start",
+        "agent_turn_end",
+    }
 
 
 def test_on_accepts_enum_or_string_and_returns_the_function() -> None:

@@ -1,0 +1,208 @@
+"""One intercepted model or tool call, start to finish, for every adapter.
+
+PRE -> wrap hooks around the real call -> POST, with the duration recorded,
+the refusal path for tools, the re-entrancy rule and the layering mark, so
+each adapter only says how to call its framework and how to read and write
+its answer (a `ResponseShape`):
+
+    result = model_call(ctx, lambda c: send(to_native(c.messages)), shape)
+
+Layers: while a model call is in flight `MODEL_LAYER` is held, and while a
+tool runs `TOOL_LAYER` is held with its name; an SDK adapter underneath a
+framework adapter asks `outer_layer_dispatched_*()` and stays silent, so any
+combination of adapters gives one PRE and one POST per logical call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from time import perf_counter
+from typing import Any, Generic, TypeVar
+
+from hookport.boundary import ReentrancyGuard
+from hookport.contexts import LLMCallHookContext, ToolCallHookContext
+from hookport.dispatch import adispatch, dispatch
+from hookport.errors import HookAborted
+from hookport.points import ExtensionPoint, InterceptionPoint
+from hookport.reentry import hooks_off
+from hookport.registry import has_hooks
+from hookport.wrapping import arun_wrapped, run_wrapped
+
+R = TypeVar("R")
+P = InterceptionPoint
+_MODEL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL)
+_TOOL_POINTS = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
+
+MODEL_LAYER = ReentrancyGuard("model_call")
+TOOL_LAYER = ReentrancyGuard("tool_call")
+
+
+def model_hooks_active() -> bool:
+    """True when a model call here would run a hook: build a context only then."""
+    return not hooks_off.get() and any(has_hooks(p) for p in _MODEL_POINTS)
+
+
+def tool_hooks_active() -> bool:
+    """True when a tool call here would run a hook: build a context only then."""
+    return not hooks_off.get() and any(has_hooks(p) for p in _TOOL_POINTS)
+
+
+def outer_layer_dispatched_model() -> bool:
+    """True inside a model call an outer adapter already dispatched (SDK adapters stay silent)."""
+    return MODEL_LAYER.any_held()
+
+
+def outer_layer_dispatched_tool(name: str | None = None) -> bool:
+    """True inside a tool call an outer adapter already dispatched (`name`: that tool's)."""
+    return TOOL_LAYER.any_held() if name is None else TOOL_LAYER.held(name)
+
+
+class ResponseShape(Generic[R]):
+    """How an adapter reads and writes its framework's answers.
+
+    The defaults suit frameworks whose answer is a string; override what differs.
+    """
+
+    def text(self, result: R) -> str | None:
+        """The text a POST hook sees as `response` / `tool_result`."""
+        return result if isinstance(result, str) or result is None else str(result)
+
+    def replace(self, result: R | None, text: str) -> R:
+        """`result` with its text replaced (`result` None: an answer made from `text` alone)."""
+        return text  # type: ignore[return-value]
+
+    def coerce(self, value: Any, ctx: Any) -> R:
+        """What a wrap hook returned, as a framework answer (a string becomes one)."""
+        if isinstance(value, str) and not isinstance(self.replace(None, value), str):
+            return self.replace(None, value)
+        return value  # type: ignore[no-any-return]
+
+
+class ToolShape(ResponseShape[R]):
+    """A `ResponseShape` for tools, with the framework's refusal convention."""
+
+    def refusal_text(self, ctx: ToolCallHookContext, refusal: HookAborted) -> str:
+        """What the model is told when the call was refused (before POST hooks may change it)."""
+        return f"Tool call {ctx.tool_name} was refused: {refusal.reason}"
+
+    def refuse(self, ctx: ToolCallHookContext, refusal: HookAborted) -> R:
+        """The framework's answer for a refused call (it may raise the framework's own error).
+        `ctx.tool_result` holds the refusal text after POST hooks saw it."""
+        return self.replace(None, ctx.tool_result if isinstance(ctx.tool_result, str) else refusal.reason)
+
+
+# -- model calls -----------------------------------------------------------------------
+
+
+def model_call(ctx: LLMCallHookContext, send: Callable[[LLMCallHookContext], R], shape: ResponseShape[R]) -> R:
+    """PRE_MODEL_CALL, the wrap hooks around `send(ctx)`, POST_MODEL_CALL; returns the answer."""
+    if hooks_off.get():
+        return send(ctx)
+    dispatch(P.PRE_MODEL_CALL, ctx)
+    started = perf_counter()
+    with MODEL_LAYER.hold():
+        if has_hooks(ExtensionPoint.WRAP_MODEL_CALL):
+            result = shape.coerce(run_wrapped(ExtensionPoint.WRAP_MODEL_CALL, ctx, send), ctx)
+        else:
+            result = send(ctx)
+    _answered(ctx, result, shape, started)
+    dispatch(P.POST_MODEL_CALL, ctx)
+    return _after_model(ctx, result, shape)
+
+
+async def amodel_call(
+    ctx: LLMCallHookContext, send: Callable[[LLMCallHookContext], Awaitable[R]], shape: ResponseShape[R]
+) -> R:
+    """`model_call` for async call sites: async hooks are awaited on the running loop."""
+    if hooks_off.get():
+        return await send(ctx)
+    await adispatch(P.PRE_MODEL_CALL, ctx)
+    started = perf_counter()
+    with MODEL_LAYER.hold():
+        if has_hooks(ExtensionPoint.WRAP_MODEL_CALL):
+            result = shape.coerce(await arun_wrapped(ExtensionPoint.WRAP_MODEL_CALL, ctx, send), ctx)
+        else:
+            result = await send(ctx)
+    _answered(ctx, result, shape, started)
+    await adispatch(P.POST_MODEL_CALL, ctx)
+    return _after_model(ctx, result, shape)
+
+
+def _answered(ctx: LLMCallHookContext, result: Any, shape: ResponseShape[Any], started: float) -> None:
+    ctx.duration_ms = (perf_counter() - started) * 1000.0
+    ctx.response = shape.text(result)
+    ctx.metadata["original_response"] = ctx.response
+
+
+def _after_model(ctx: LLMCallHookContext, result: R, shape: ResponseShape[R]) -> R:
+    if ctx.response is not None and ctx.response != ctx.metadata.get("original_response"):
+        return shape.replace(result, ctx.response)
+    return result
+
+
+# -- tool calls --------------------------------------------------------------------------
+
+
+def tool_call(ctx: ToolCallHookContext, run: Callable[[ToolCallHookContext], R], shape: ToolShape[R]) -> R:
+    """PRE_TOOL_CALL (a refusal is answered by `shape.refuse` and the tool never runs),
+    the wrap hooks around `run(ctx)`, POST_TOOL_CALL (also after a refusal)."""
+    if hooks_off.get():
+        return run(ctx)
+    try:
+        dispatch(P.PRE_TOOL_CALL, ctx)
+    except HookAborted as refusal:
+        _refused(ctx, shape, refusal)
+        dispatch(P.POST_TOOL_CALL, ctx)
+        return shape.refuse(ctx, refusal)
+    started = perf_counter()
+    with TOOL_LAYER.hold(ctx.tool_name):
+        if has_hooks(ExtensionPoint.WRAP_TOOL_CALL):
+            result = shape.coerce(run_wrapped(ExtensionPoint.WRAP_TOOL_CALL, ctx, run), ctx)
+        else:
+            result = run(ctx)
+    _ran(ctx, result, shape, started)
+    dispatch(P.POST_TOOL_CALL, ctx)
+    return _after_tool(ctx, result, shape)
+
+
+async def atool_call(
+    ctx: ToolCallHookContext, run: Callable[[ToolCallHookContext], Awaitable[R]], shape: ToolShape[R]
+) -> R:
+    """`tool_call` for async call sites."""
+    if hooks_off.get():
+        return await run(ctx)
+    try:
+        await adispatch(P.PRE_TOOL_CALL, ctx)
+    except HookAborted as refusal:
+        _refused(ctx, shape, refusal)
+        await adispatch(P.POST_TOOL_CALL, ctx)
+        return shape.refuse(ctx, refusal)
+    started = perf_counter()
+    with TOOL_LAYER.hold(ctx.tool_name):
+        if has_hooks(ExtensionPoint.WRAP_TOOL_CALL):
+            result = shape.coerce(await arun_wrapped(ExtensionPoint.WRAP_TOOL_CALL, ctx, run), ctx)
+        else:
+            result = await run(ctx)
+    _ran(ctx, result, shape, started)
+    await adispatch(P.POST_TOOL_CALL, ctx)
+    return _after_tool(ctx, result, shape)
+
+
+def _refused(ctx: ToolCallHookContext, shape: ToolShape[Any], refusal: HookAborted) -> None:
+    ctx.refused = True
+    ctx.refusal = refusal
+    ctx.duration_ms = 0.0
+    ctx.tool_result = shape.refusal_text(ctx, refusal)
+
+
+def _ran(ctx: ToolCallHookContext, result: Any, shape: ToolShape[Any], started: float) -> None:
+    ctx.duration_ms = (perf_counter() - started) * 1000.0
+    ctx.raw_tool_result = result
+    ctx.tool_result = shape.text(result)
+    ctx.metadata["original_result"] = ctx.tool_result
+
+
+def _after_tool(ctx: ToolCallHookContext, result: R, shape: ToolShape[R]) -> R:
+    if ctx.tool_result != ctx.metadata.get("original_result"):
+        return shape.replace(result, ctx.tool_result if isinstance(ctx.tool_result, str) else str(ctx.tool_result))
+    return result
