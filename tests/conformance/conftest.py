@@ -10,20 +10,31 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from hookport import adapters
 from tests.conformance.harness import Harness
 
-HARNESS_MODULES = {
-    "langchain": "tests.adapters.langchain.harness",
-    "crewai": "tests.adapters.crewai.harness",
-    "praisonai": "tests.adapters.praisonai.harness",
-}
+_ADAPTER_TESTS = Path(__file__).resolve().parents[1] / "adapters"
 
-FRAMEWORK_MODULES = {"langchain": "langchain_core", "crewai": "crewai", "praisonai": "praisonaiagents"}
-"""The top-level module of each framework (install-before-import checks it is not imported)."""
+HARNESS_MODULES = {
+    folder.name: f"tests.adapters.{folder.name}.harness"
+    for folder in sorted(_ADAPTER_TESTS.iterdir())
+    if (folder / "harness.py").is_file()
+}
+"""Every adapter's harness: ``tests/adapters/<name>/harness.py`` (the folder is the adapter name)."""
+
+
+def _framework_module(name: str) -> str:
+    package = importlib.import_module(f"tests.adapters.{name}")
+    return package.FRAMEWORK_MODULE  # type: ignore[no-any-return]
+
+
+FRAMEWORK_MODULES = {name: _framework_module(name) for name in HARNESS_MODULES}
+"""The top-level module of each framework (install-before-import checks it is not imported);
+``FRAMEWORK_MODULE`` in ``tests/adapters/<name>/__init__.py``, which must not import the framework."""
 
 
 def selected_harnesses() -> list[str]:

@@ -16,6 +16,7 @@ scenarios can check what reached the model. A harness lives in
 from __future__ import annotations
 
 import abc
+import contextlib
 import json
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
@@ -122,6 +123,23 @@ class Harness(abc.ABC):
         """A replacement for the framework's final output (an OUTPUT hook's return)
         whose answer text, as `RunResult.output` reads it, is `text`."""
         return text
+
+    def buffered_streaming(self) -> contextlib.AbstractContextManager[None]:
+        """A block in which POST_MODEL_CALL replacements reach a streamed answer (on LangChain,
+        the adapter's buffered streaming mode); by default, nothing to switch on."""
+        return contextlib.nullcontext()
+
+    def judge(self, prompt: str, answer: str) -> str:
+        """Make one model call through this framework's model class, outside any agent run,
+        answered by `answer`; return the answer text. Re-entrancy scenarios call it from
+        inside a hook ("LLM as judge"). Not offered unless a harness implements it."""
+        raise NotImplementedError
+
+    def run_tool_directly(self, name: str, args: dict[str, Any]) -> str:
+        """Run harness tool `name` through this framework's tool path, outside any agent
+        (a permission check inside a hook); its real execution is recorded as usual and
+        appears in the `tool_runs` of the enclosing `run`. Not offered unless implemented."""
+        raise NotImplementedError
 
     def expected_model_calls(self, script: list[Turn]) -> int:
         """How many model calls a script makes when nothing is blocked (one per turn)."""

@@ -1,0 +1,3 @@
+"""Tests of the crewai adapter."""
+
+FRAMEWORK_MODULE = "crewai"

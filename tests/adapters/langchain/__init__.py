@@ -1,0 +1,3 @@
+"""Tests of the langchain adapter."""
+
+FRAMEWORK_MODULE = "langchain_core"

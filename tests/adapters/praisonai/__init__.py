@@ -1,0 +1,3 @@
+"""Tests of the praisonai adapter."""
+
+FRAMEWORK_MODULE = "praisonaiagents"

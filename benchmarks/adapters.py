@@ -1,0 +1,154 @@
+"""What each installed adapter costs, measured the same way for every framework.
+
+    python benchmarks/adapters.py [--only langchain,crewai] [--rounds 7] [--json out.json]
+
+For every framework module in ``benchmarks/frameworks/<adapter>.py`` whose
+framework is installed here, one representative run (an agent turn with a model
+call and a tool call where the framework has them, driven offline) is timed in
+four configurations, interleaved round by round so machine drift hits them alike:
+
+- ``unpatched``: the adapter not installed (the baseline of every ratio);
+- ``installed``: installed, no hook registered;
+- ``pre+post``: no-op PRE+POST hooks on the model and tool points;
+- ``native``: the framework's own hook system doing the same no-op work (where it has one).
+
+Ratios are medians of per-round ratios to ``unpatched`` measured in the same process.
+Time is this thread's CPU time (other processes on a busy machine do not count).
+Goals (docs/performance.md): installed <= 1.02x, pre+post <= 1.04x.
+
+A framework module defines ``BENCH = FrameworkBench(...)``: how to build one run,
+and optionally how to register the framework's native no-op hooks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import json
+import os
+import pkgutil
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+for _name, _value in {"OTEL_SDK_DISABLED": "true", "CREWAI_DISABLE_TELEMETRY": "true",
+                      "CREWAI_TRACING_ENABLED": "false", "LANGSMITH_TRACING": "false",
+                      "PRAISONAI_TELEMETRY_DISABLED": "true", "OPENAI_API_KEY": "sk-offline-dummy"}.items():
+    os.environ.setdefault(_name, _value)
+
+from hookport import InterceptionPoint as P  # noqa: E402
+from hookport import adapters, clear_all_hooks, register_hook  # noqa: E402
+
+CONFIGS = ("unpatched", "installed", "pre+post", "native")
+
+
+@dataclass
+class FrameworkBench:
+    """One framework's benchmark: `make_run()` returns a zero-argument callable doing one run."""
+
+    adapter: str
+    make_run: Callable[[], Callable[[], Any]]
+    describe: str
+    native: Optional[Callable[[], AbstractContextManager[Any]]] = None
+    """A context manager that registers the framework's own no-op model+tool hooks."""
+    calls_per_round: int = 200
+    setup: Callable[[], AbstractContextManager[Any]] = field(default=nullcontext)
+    """Started once around the whole measurement (a local server, say)."""
+
+
+def _noop(ctx: Any) -> None:
+    return None
+
+
+def _configure(bench: FrameworkBench, config: str) -> AbstractContextManager[Any]:
+    clear_all_hooks()
+    if config in ("unpatched", "native"):
+        adapters.uninstall(bench.adapter)
+    else:
+        adapters.install(bench.adapter)
+    if config == "pre+post":
+        for point in (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, P.PRE_TOOL_CALL, P.POST_TOOL_CALL):
+            register_hook(point, _noop)
+    if config == "native" and bench.native is not None:
+        return bench.native()
+    return nullcontext()
+
+
+def _time(run: Callable[[], Any], calls: int) -> float:
+    gc.collect()
+    started = time.thread_time()
+    for _ in range(calls):
+        run()
+    return (time.thread_time() - started) / calls
+
+
+def measure(bench: FrameworkBench, rounds: int) -> dict[str, Any]:
+    configs = [c for c in CONFIGS if c != "native" or bench.native is not None]
+    samples: dict[str, list[float]] = {c: [] for c in configs}
+    with bench.setup():
+        run = bench.make_run()
+        for config in configs:  # warm every configuration once
+            with _configure(bench, config):
+                _time(run, max(1, bench.calls_per_round // 10))
+        for _ in range(rounds):
+            for config in configs:
+                with _configure(bench, config):
+                    samples[config].append(_time(run, bench.calls_per_round))
+    clear_all_hooks()
+    adapters.uninstall(bench.adapter)
+    base = samples["unpatched"]
+    return {
+        "adapter": bench.adapter,
+        "run": bench.describe,
+        "unpatched_us": statistics.median(base) * 1e6,
+        **{f"{c}_ratio": statistics.median(s / b for s, b in zip(samples[c], base)) for c in configs if c != "unpatched"},
+    }
+
+
+def discover(only: Optional[set[str]] = None) -> Iterator[FrameworkBench]:
+    """The framework benchmarks whose framework is importable here."""
+    import benchmarks.frameworks as package
+
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if only and info.name not in only:
+            continue
+        try:
+            module = importlib.import_module(f"benchmarks.frameworks.{info.name}")
+        except ImportError as missing:
+            print(f"# {info.name}: skipped ({missing})", file=sys.stderr)
+            continue
+        yield module.BENCH
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = ["| adapter | run | unpatched | installed | pre+post | native hooks |", "|---|---|---|---|---|---|"]
+    for row in rows:
+        native = f"{row['native_ratio']:.3f}x" if "native_ratio" in row else "n/a"
+        lines.append(f"| {row['adapter']} | {row['run']} | {row['unpatched_us']:.0f} us | "
+                     f"{row['installed_ratio']:.3f}x | {row['pre+post_ratio']:.3f}x | {native} |")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="comma-separated adapter names")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--json", help="also write the rows to this file")
+    args = parser.parse_args(argv)
+    only = {n.strip() for n in args.only.split(",")} if args.only else None
+    rows = [measure(bench, args.rounds) for bench in discover(only)]
+    print(table(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
