@@ -15,6 +15,8 @@ model, tool, step and execution call sites of each framework.
 
 from __future__ import annotations
 
+import os
+
 from hookport import events
 from hookport.contexts import (
     ExecutionEndContext,
@@ -30,6 +32,7 @@ from hookport.dispatch import dispatch, is_strict, run_hooks, set_strict
 from hookport.errors import HookAborted, LLMCallBlockedError, ToolCallBlocked
 from hookport.events import HookDispatchedEvent, subscribe, unsubscribe
 from hookport.points import EXECUTION_BOUNDARY_POINTS, ExtensionPoint, InterceptionPoint
+from hookport.policy import Policy, PolicyError, load_policy
 from hookport.registry import (
     clear_all_hooks,
     clear_hooks,
@@ -44,6 +47,7 @@ from hookport.registry import (
 )
 
 __version__ = "0.1.0"
+"""The one place the version lives: pyproject.toml reads it from here (``dynamic = ["version"]``)."""
 
 __all__ = [
     "EXECUTION_BOUNDARY_POINTS",
@@ -58,6 +62,8 @@ __all__ = [
     "LLMCallBlockedError",
     "LLMCallHookContext",
     "OutputContext",
+    "Policy",
+    "PolicyError",
     "StepContext",
     "ToolCallBlocked",
     "ToolCallHookContext",
@@ -69,6 +75,7 @@ __all__ = [
     "get_scoped_hooks",
     "has_hooks",
     "is_strict",
+    "load_policy",
     "on",
     "register_hook",
     "register_scoped",
@@ -79,3 +86,8 @@ __all__ = [
     "unregister_hook",
     "unsubscribe",
 ]
+
+if os.environ.get("HOOKPORT_OTEL", "").strip().lower() in ("1", "true", "yes", "on"):
+    from hookport import otel as _otel
+
+    _otel.instrument_from_environment()
