@@ -54,8 +54,8 @@ def test_the_program_alone_deletes() -> None:
 
 
 def test_policy_refuses_delete_in_an_unmodified_script() -> None:
-    done = launched(sys.executable, str(AGENT), "--flag", "value")
-    assert done.returncode == 0, done.stderr
+    done = launched(sys.executable, str(AGENT), "--flag", "value", AGENT_EXIT_STATUS="7")
+    assert done.returncode == 7, done.stderr  # the program's own exit status passes through
     result = report(done)
     assert result["ran"] == {"read_file": 1, "delete_file": 0}
     assert REFUSAL in result["told"]
@@ -90,12 +90,6 @@ def test_console_script(tmp_path: Path) -> None:
     script.chmod(0o755)
     done = launched(str(script), PYTHONPATH=str(PROGRAMS))
     assert done.returncode == 0, done.stderr
-    assert report(done)["ran"]["delete_file"] == 0
-
-
-def test_exit_status_is_the_programs() -> None:
-    done = launched(sys.executable, str(AGENT), AGENT_EXIT_STATUS="7")
-    assert done.returncode == 7
     assert report(done)["ran"]["delete_file"] == 0
 
 
