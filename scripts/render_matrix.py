@@ -512,6 +512,27 @@ def detail_sections(envs: Sequence[EnvResult]) -> list[str]:
     return lines
 
 
+def keep_previous(envs: list[EnvResult], previous_json: Path) -> list[EnvResult]:
+    """Envs that did not run now keep the result they had in the previous compat.json (still declared ones)."""
+    try:
+        previous = {e["env"]: e for e in json.loads(previous_json.read_text(encoding="utf-8")).get("envs", [])}
+    except (OSError, ValueError):
+        return envs
+    kept = []
+    for env in envs:
+        old = previous.get(env.env)
+        if env.status == "not run" and old and old.get("status") != "not run":
+            fields = {k: v for k, v in old.items() if k in EnvResult.__dataclass_fields__}
+            fields["groups"] = {
+                k: GroupResult(**{f: v for f, v in g.items() if f != "total"}) for k, g in old.get("groups", {}).items()
+            }
+            fields["scenarios"] = {k: Scenario(**v) for k, v in old.get("scenarios", {}).items()}
+            fields["labels"], fields["declared_python"] = env.labels, env.declared_python
+            env = EnvResult(**fields)
+        kept.append(env)
+    return kept
+
+
 def to_json(envs: Sequence[EnvResult], generated: str, cutoff: str | None) -> dict[str, Any]:
     def env_dict(env: EnvResult) -> dict[str, Any]:
         data = asdict(env)
@@ -536,13 +557,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tox-result", type=Path, default=None, help="the file of `tox run --result-json`")
     parser.add_argument("--json", type=Path, default=ROOT / "compat.json")
     parser.add_argument("--markdown", type=Path, default=ROOT / "compat-matrix.md")
+    parser.add_argument(
+        "--keep-previous",
+        action="store_true",
+        help="for envs with no result here, keep their rows from the existing compat.json (a partial run)",
+    )
     args = parser.parse_args(argv)
 
     tox_result = args.tox_result or args.results / "tox-result.json"
     tox_runs = tox_outcomes(tox_result, args.results)
     tox_ini = read_tox_ini(args.tox_ini)
     cutoff = dependency_cutoff(tox_ini)
-    envs = sorted((env_result(d, args.results, tox_runs) for d in declared_envs(tox_ini)), key=env_order)
+    envs = [env_result(d, args.results, tox_runs) for d in declared_envs(tox_ini)]
+    if args.keep_previous:
+        envs = keep_previous(envs, args.json)
+    envs = sorted(envs, key=env_order)
     generated = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     args.json.write_text(json.dumps(to_json(envs, generated, cutoff), indent=2) + "\n", encoding="utf-8")
     args.markdown.write_text(render_markdown(envs, generated, cutoff), encoding="utf-8")
