@@ -16,6 +16,7 @@ model, tool, step and execution call sites of each framework.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any
 
 from hookport import events
 from hookport.contexts import (
@@ -32,7 +33,6 @@ from hookport.dispatch import dispatch, is_strict, run_hooks, set_strict
 from hookport.errors import HookAborted, LLMCallBlockedError, ToolCallBlocked
 from hookport.events import HookDispatchedEvent, subscribe, unsubscribe
 from hookport.points import EXECUTION_BOUNDARY_POINTS, ExtensionPoint, InterceptionPoint
-from hookport.policy import Policy, PolicyError, load_policy
 from hookport.registry import (
     clear_all_hooks,
     clear_hooks,
@@ -45,6 +45,9 @@ from hookport.registry import (
     scoped_hooks,
     unregister_hook,
 )
+
+if TYPE_CHECKING:
+    from hookport.policy import Policy, PolicyError
 
 __version__ = "0.1.0"
 """The one place the version lives: pyproject.toml reads it from here (``dynamic = ["version"]``)."""
@@ -86,6 +89,22 @@ __all__ = [
     "unregister_hook",
     "unsubscribe",
 ]
+
+
+def load_policy(path: str | os.PathLike[str], *, register: bool = True) -> Policy:
+    """Read, validate and compile a TOML policy file and register its hooks (see `hookport.policy`)."""
+    from hookport.policy import load_policy as load
+
+    return load(path, register=register)
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("Policy", "PolicyError"):  # the policy module (pydantic models, tomllib) loads on first use
+        from hookport import policy
+
+        return getattr(policy, name)
+    raise AttributeError(f"module 'hookport' has no attribute {name!r}")
+
 
 if os.environ.get("HOOKPORT_OTEL", "").strip().lower() in ("1", "true", "yes", "on"):
     from hookport import otel as _otel
