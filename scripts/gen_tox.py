@@ -16,6 +16,12 @@ failed lookup keeps the version and says so. The same cutoff is written as
 ``UV_EXCLUDE_NEWER`` so that the dependencies uv resolves around the pins are no
 younger either, and so that every run of the committed tox.ini installs the same thing.
 
+Every supported Python (`PYTHONS`) gets a ``-py3XX`` twin of the core env and of each
+framework's newest installable release (on a Python where that release does not install,
+the newest declared one that does); what is left out is written into the block as
+``# skipped:`` lines. The same run writes .github/workflows/compat.yml and ci.yml from the
+new tox.ini (scripts/ci_workflows.py). ``--keep-cutoff`` keeps the current UV_EXCLUDE_NEWER.
+
 The generated tox.ini is committed: CI runs it from a fresh clone without this script.
 Run it with a Python where hookport is installed (``make bootstrap`` provides .venv).
 """
