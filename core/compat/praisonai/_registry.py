@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Optional, Union
 
 from hookport.config import OnError
@@ -35,6 +36,10 @@ __all__ = [
     "remove_hook",
     "set_default_registry",
 ]
+
+_active: ContextVar[frozenset[int]] = ContextVar("hookport_praisonai_active_registries", default=frozenset())
+"""The registries active in this context (so a nested block of the same one adds nothing)."""
+
 
 class HookRegistry(ActivatedByWith):
     """PraisonAI's registry of hook definitions (function and command hooks).
@@ -234,12 +239,20 @@ class HookRegistry(ActivatedByWith):
     def activate(self) -> Iterator[None]:
         """Run this registry's hooks for the work inside the block (and the tasks and
         copied-context threads it starts): the hooks it holds when the block starts.
-        The default registry's hooks are global already: for it this does nothing."""
-        if self._is_default:
+        The default registry's hooks are global already, and a registry active here
+        already stays as it is: for those this does nothing (no hook runs twice)."""
+        if self._is_default or id(self) in _active.get():
             yield
             return
-        with scoped_hooks(self.engine_hooks()):
-            yield
+        token = _active.set(_active.get() | {id(self)})
+        try:
+            with scoped_hooks(self.engine_hooks()):
+                yield
+        finally:
+            try:
+                _active.reset(token)
+            except ValueError:  # left in another context (an async generator)
+                _active.set(_active.get() - {id(self)})
 
     def __len__(self) -> int:
         self._forget_cleared()
