@@ -289,7 +289,8 @@ def test_middleware_chain_manager_and_tags_behave_as_praisonai() -> None:
 
     assert asyncio.run(p.AsyncMiddlewareChain([aouter]).execute(1, final)) == 4
     tagged = p.after_model(lambda r: r)
-    assert tagged._hook_type == "after_model" and p.MiddlewareManager([tagged]).has_model_hooks
+    assert tagged("unchanged") == "unchanged" and not hasattr(tagged, "_hook_type")  # PraisonAI's manager skips it
+    assert p.MiddlewareManager([tagged]).has_model_hooks and tagged.__hookport_point__ == "post_model_call"
 
 
 def test_hooks_forms_become_engine_hooks() -> None:
@@ -328,3 +329,26 @@ def test_hooks_config_as_a_block_and_globally() -> None:
     config.unregister()
     assert tools_seen == ["get_weather", "get_weather"]
     clear_all_hooks()
+
+
+def test_a_middleware_is_its_own_engine_hook_for_its_point() -> None:
+    """What an adapter does with ``Agent(hooks=[mw, ...])``: each item is a hook of ``mw.__hookport_point__``."""
+
+    @p.before_tool
+    def normalise(request: p.ToolRequest) -> p.ToolRequest:
+        request.arguments["city"] = request.arguments["city"].title()
+        return request
+
+    @p.wrap_tool_call
+    def retry(request, call_next):  # type: ignore[no-untyped-def]
+        try:
+            return call_next(request)
+        except TimeoutError:
+            return call_next(request)
+
+    tool = Tool(failures=1)
+    ctx = ToolCallHookContext("get_weather", {"city": "lima"})
+    with scoped_hooks({m.__hookport_point__: [m] for m in (normalise, retry)}):
+        assert tool_call(ctx, tool, ToolShape()) == "Sunny, 22°C in Lima"
+    assert tool.runs == [{"city": "Lima"}, {"city": "Lima"}]
+    assert normalise(p.ToolRequest("t", {"city": "x"})).arguments == {"city": "X"}  # still the user's function

@@ -1,7 +1,7 @@
 """PraisonAI's middleware (``@before_model`` ... ``@wrap_tool_call``) on the engine.
 
-The decorators only tag a function, as in PraisonAI; a list of tagged
-functions becomes engine hooks with `middleware_hooks` (what
+The decorators mark a function, as in PraisonAI (it still runs when called
+as before); a list of them becomes engine hooks with `middleware_hooks` (what
 ``HooksConfig(middleware=[...])`` and ``Agent(hooks=[...])`` use):
 
 | middleware | engine point | receives / returns |
@@ -25,12 +25,14 @@ that raises stops the call, as in PraisonAI: its hooks fail closed.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Optional, TypeVar
+from typing import Any, Optional
 
 from hookport.answers import text_of
+from hookport.contexts import InterceptionContext
 from hookport.hooks import HookFn, is_async_callable, make_entry
 from hookport.points import ExtensionPoint, InterceptionPoint, Point
 
@@ -40,6 +42,7 @@ __all__ = [
     "AsyncMiddlewareChain",
     "InvocationContext",
     "MiddlewareChain",
+    "Middleware",
     "MiddlewareManager",
     "ModelRequest",
     "ModelResponse",
@@ -113,9 +116,6 @@ class ToolResponse:
 
 # -- PraisonAI's chains and tags (pure functions, as in praisonaiagents) ------------------------
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
 class MiddlewareChain:
     """Composes ``(request, call_next)`` middleware; the first registered is the outermost."""
 
@@ -158,15 +158,41 @@ class AsyncMiddlewareChain:
         return len(self._middlewares)
 
 
-def _tag(kind: str) -> Callable[[F], F]:
-    def decorator(func: F) -> F:
+class Middleware:
+    """What ``@before_model`` ... ``@wrap_tool_call`` return: the user's function, which it calls
+    as it is (``mw(request)``, ``mw(request, call_next)``), and which is also its own engine
+    hook (called with a hookport context, it runs as the hook of `__hookport_point__`).
+
+    It carries no ``_hook_type``: PraisonAI's own middleware manager ignores it, so on
+    PraisonAI a hookport middleware runs once, through hookport.
+    """
+
+    def __init__(self, func: Callable[..., Any], kind: str) -> None:
         if not callable(func):
             raise TypeError(f"@{kind} decorates a function, not {func!r}")
-        func._hook_type = kind  # type: ignore[attr-defined]
-        return func
+        functools.update_wrapper(self, func)
+        point, build = _BUILDERS[kind]
+        self.func = func
+        self.__hookport_middleware__ = kind
+        self.__hookport_point__ = point
+        self.__hookport_original__ = func
+        self._engine = build(func)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if args and isinstance(args[0], InterceptionContext):
+            return self._engine(*args)
+        return self.func(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<{self.__hookport_middleware__} middleware {getattr(self.func, '__qualname__', self.func)!r}>"
+
+
+def _tag(kind: str) -> Callable[[Callable[..., Any]], Middleware]:
+    def decorator(func: Callable[..., Any]) -> Middleware:
+        return Middleware(func, kind)
 
     decorator.__name__ = kind
-    decorator.__doc__ = f"Mark a function as {kind} middleware (PraisonAI's tag; see `middleware_hooks`)."
+    decorator.__doc__ = f"Mark a function as {kind} middleware (see `middleware_hooks`)."
     return decorator
 
 
@@ -181,7 +207,8 @@ KINDS = ("before_model", "after_model", "wrap_model_call", "before_tool", "after
 
 
 def get_hook_type(func: Callable[..., Any]) -> Optional[str]:
-    return getattr(func, "_hook_type", None)
+    """The middleware kind of a hookport middleware, or of a function praisonaiagents tagged."""
+    return getattr(func, "__hookport_middleware__", None) or getattr(func, "_hook_type", None)
 
 
 def is_middleware(func: Callable[..., Any]) -> bool:
@@ -481,5 +508,6 @@ def middleware_hooks(middleware: Iterable[Callable[..., Any]]) -> dict[Point, li
         ordered = list(reversed(items_of_kind)) if kind.startswith("after_") else items_of_kind
         point, build = _BUILDERS[kind]
         for fn in ordered:
-            grouped.setdefault(point, []).append(make_entry(build(fn), point, on_error="closed"))
+            hook = fn._engine if isinstance(fn, Middleware) else build(fn)
+            grouped.setdefault(point, []).append(make_entry(hook, point, on_error="closed"))
     return grouped
