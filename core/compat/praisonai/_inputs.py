@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from hookport.answers import text_of
-from hookport.contexts import InterceptionContext, LLMCallHookContext
+from hookport.contexts import InterceptionContext
 
 from hookport.compat.praisonai._events import HookEvent
 

@@ -379,10 +379,11 @@ def _then(value: Any, finish: Callable[[Any], Any]) -> Any:
     return finish(value)
 
 
-def _before_model_hook(fn: Callable[..., Any]) -> HookFn:
+def _before_hook(fn: Callable[..., Any], build: Callable[[Any], Any], adopt: Callable[[Any, Any], None]) -> HookFn:
+    """A ``before_*`` middleware: it gets the request built from the context; what it returns is adopted."""
+
     def hook(ctx: Any) -> Any:
-        request = model_request(ctx)
-        return _then(fn(request), lambda returned: _adopt_model_request(ctx, returned))
+        return _then(fn(build(ctx)), lambda returned: adopt(ctx, returned))
 
     return _named(hook, fn)
 
@@ -402,12 +403,6 @@ def _after_model_hook(fn: Callable[..., Any]) -> HookFn:
     return _named(hook, fn)
 
 
-def _before_tool_hook(fn: Callable[..., Any]) -> HookFn:
-    def hook(ctx: Any) -> Any:
-        request = tool_request(ctx)
-        return _then(fn(request), lambda returned: _adopt_tool_request(ctx, returned))
-
-    return _named(hook, fn)
 
 
 def _after_tool_hook(fn: Callable[..., Any]) -> HookFn:
@@ -479,11 +474,11 @@ def _named(hook: HookFn, fn: Callable[..., Any]) -> HookFn:
 
 
 _BUILDERS: dict[str, tuple[Point, Callable[[Callable[..., Any]], HookFn]]] = {
-    "before_model": (P.PRE_MODEL_CALL, _before_model_hook),
+    "before_model": (P.PRE_MODEL_CALL, lambda fn: _before_hook(fn, model_request, _adopt_model_request)),
     "after_model": (P.POST_MODEL_CALL, _after_model_hook),
     "wrap_model_call": (W.WRAP_MODEL_CALL, lambda fn: _wrap_hook(
         fn, model_request, _adopt_model_request, _model_response, _model_answer)),
-    "before_tool": (P.PRE_TOOL_CALL, _before_tool_hook),
+    "before_tool": (P.PRE_TOOL_CALL, lambda fn: _before_hook(fn, tool_request, _adopt_tool_request)),
     "after_tool": (P.POST_TOOL_CALL, _after_tool_hook),
     "wrap_tool_call": (W.WRAP_TOOL_CALL, lambda fn: _wrap_hook(
         fn, tool_request, _adopt_tool_request, _tool_response, _tool_answer)),
