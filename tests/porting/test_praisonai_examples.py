@@ -255,3 +255,50 @@ def test_dispatch_is_silent_after_the_example_hooks_are_removed() -> None:
     with pytest.raises(HookAborted):
         load("praisonai_simple_hooks")
         dispatch(InterceptionPoint.PRE_TOOL_CALL, ToolCallHookContext("delete_x", {}))
+
+
+# -- Agent(hooks=...) on a real PraisonAI agent ----------------------------------------------------------
+
+
+def _praisonai_agent_builder() -> Any:
+    from tests.porting.conftest import load_harness
+
+    try:
+        load_harness("praisonai")
+    except pytest.skip.Exception as skipped:
+        pytest.skip(f"praisonai is not installed here: {skipped}")
+    from hookport.adapters.praisonai import _runs
+    from tests.adapters.praisonai import harness
+
+    if not hasattr(_runs, "private_hooks"):
+        pytest.xfail("the praisonai adapter in this tree does not scope Agent(hooks=...) (issue 11, adapter side)")
+    return harness
+
+
+@pytest.mark.parametrize("example", ["praisonai_basic_middleware", "praisonai_docs_tool_matching"])
+def test_agent_hooks_given_to_a_real_praisonai_agent(example: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The examples' own ``Agent(..., hooks=...)``, on praisonaiagents' real Agent: that agent only."""
+    from hookport import adapters
+
+    harness = _praisonai_agent_builder()
+    load(example)
+    hooks = AGENTS[-1].hooks
+    was_installed = "praisonai" in adapters.installed()
+    adapters.install("praisonai")
+    try:
+        runs: list[tuple[str, dict[str, Any]]] = []
+        harness.SERVER.script([Turn.call("add_numbers", a=2, b=3), Turn.final("5")])
+        harness.fresh_openai_client()
+        harness.build_agent("alpha", runs, hooks=hooks).chat("What is 2 + 3?")
+        assert runs == [("add_numbers", {"a": 2, "b": 3})]
+        out = capsys.readouterr().out
+        if example == "praisonai_basic_middleware":
+            assert out.count("[wrap_tool_call] Executing tool") == 1
+            assert out.count("[before_model] Adding context to request") == 2
+        harness.SERVER.script([Turn.call("add_numbers", a=1, b=1), Turn.final("2")])
+        harness.fresh_openai_client()
+        harness.build_agent("beta", runs).chat("What is 1 + 1?")  # another agent: none of those hooks
+        assert "[" not in capsys.readouterr().out
+    finally:
+        if not was_installed:
+            adapters.uninstall("praisonai")
