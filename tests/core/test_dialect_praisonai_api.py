@@ -92,6 +92,9 @@ def test_an_unknown_event_suggests_the_closest_and_a_platform_event_says_why() -
         p.add_hook("gateway_start", lambda data: None)
     with pytest.raises(ValueError, match="Unknown hook event: 'zzz'\\. hookport maps"):
         p.add_hook("zzz", lambda data: None)
+    assert p.has_hook("gateway_start") is False  # as in PraisonAI when nothing is registered there
+    with pytest.raises(ValueError, match="did you mean 'before_tool'"):
+        p.has_hook("befor_tool")
 
 
 def test_resolve_hook_event_accepts_members_values_and_names() -> None:

@@ -25,7 +25,7 @@ from hookport.registry import register_hook, scoped_hooks, unregister_hook
 
 from hookport.compat.praisonai._blocks import ActivatedByWith
 from hookport.compat.praisonai._engine import engine_entry
-from hookport.compat.praisonai._events import EVENT_POINTS, HookEvent, resolve_event
+from hookport.compat.praisonai._events import EVENT_POINTS, NOT_OFFERED, HookEvent, resolve_event
 from hookport.compat.praisonai._types import DEFAULT_TIMEOUT, CommandHook, FunctionHook, HookDefinition
 
 __all__ = [
@@ -320,4 +320,8 @@ def remove_hook(hook_id: str) -> bool:
 
 
 def has_hook(event: Union[str, HookEvent]) -> bool:
+    """True when the default registry has a hook for `event`; False for a PraisonAI event
+    hookport does not offer (nothing can be registered there), an error for an unknown name."""
+    if isinstance(event, str) and not isinstance(event, HookEvent) and event.lower() in NOT_OFFERED:
+        return False
     return _default_registry.has_hooks(event)
