@@ -1,11 +1,17 @@
-"""PRE/POST_TOOL_CALL on every LangChain tool, at `BaseTool.run` / `arun`.
+"""PRE/POST_TOOL_CALL and WRAP_TOOL_CALL on every LangChain tool, at `BaseTool.run` / `arun`.
 
 Every way of calling a tool (`invoke`, `ainvoke` of a sync tool, a ToolCall,
-`ToolNode` threads, `create_agent`'s `Send` tasks) ends in exactly one of them,
-and no tool subclass overrides them. A deny (any dialect) never runs the tool:
-the caller gets what LangChain's own refusals give, a
-``ToolMessage(status="error")`` with the same ``tool_call_id`` (a plain string
-when the tool was called without one), and the agent loop goes on.
+`ToolNode` threads and tasks, `create_agent`'s `Send` tasks) ends in exactly one
+of them, and no tool subclass overrides them. The sequence (PRE, the wrap hooks
+around the real run, POST, durations, the refusal path, the re-entrancy rule)
+is `hookport.calls.tool_call` / `atool_call`; this module says how a LangChain
+tool is called and what its answers look like (`LangChainToolShape`).
+
+A deny (any dialect) never runs the tool: POST_TOOL_CALL still fires (``ctx.refused``,
+``ctx.refusal``, ``ctx.tool_result`` = the refusal text) and the caller gets
+what LangChain's own refusals give, a ``ToolMessage(status="error")`` with the
+same ``tool_call_id`` (a plain string when the tool was called without one), and
+the agent loop goes on.
 """
 
 from __future__ import annotations
@@ -13,16 +19,12 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
 from hookport.contexts import ToolCallHookContext
-from hookport.dispatch import dispatch
 from hookport.errors import HookAborted
-from hookport.points import InterceptionPoint
-from hookport.registry import has_hooks
 
 from hookport.adapters.langchain import _state
 
-PRE = InterceptionPoint.PRE_TOOL_CALL
-POST = InterceptionPoint.POST_TOOL_CALL
 _current = _state._run.get
 
 
@@ -31,16 +33,15 @@ def blocked_message(tool_name: str, reason: str) -> str:
 
 
 class ToolCall:
-    """One tool run: the context hooks see and how to carry their edits back."""
+    """One tool run: the context hooks see and how to carry their edits back to the tool."""
 
-    __slots__ = ("tool", "ctx", "args", "kwargs", "original", "hidden", "shown", "before")
+    __slots__ = ("tool", "ctx", "args", "kwargs", "hidden", "shown", "before")
 
     def __init__(self, tool: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         self.tool = tool
         self.args = args
         self.kwargs = kwargs
-        self.original = args[0] if args else kwargs.get("tool_input")
-        self.hidden, self.shown = _split_input(tool, self.original)
+        self.hidden, self.shown = _split_input(tool, args[0] if args else kwargs.get("tool_input"))
         self.before = dict(self.shown)
         state = _current()
         self.ctx = ToolCallHookContext(
@@ -54,46 +55,53 @@ class ToolCall:
             metadata={"injected_args": sorted(self.hidden)} if self.hidden else {},
         )
 
-    def before_run(self) -> Any:
-        """Dispatch PRE_TOOL_CALL. Returns the refusal to hand back when a hook denied the call, else None."""
-        if not has_hooks(PRE):
-            return None
-        try:
-            dispatch(PRE, self.ctx)
-        except HookAborted as denied:
-            return self.refusal(denied)
-        edited = self.ctx.tool_input
-        if edited is not self.shown or edited != self.before:
-            new_input = {**self.hidden, **edited}
-            if self.args:
-                self.args = (new_input, *self.args[1:])
-            else:
-                self.kwargs = {**self.kwargs, "tool_input": new_input}
-        return None
+    def arguments(self, ctx: ToolCallHookContext) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The tool's arguments with the hooks' edits of `ctx.tool_input` (injected args kept)."""
+        edited = ctx.tool_input
+        if edited is self.shown and edited == self.before:
+            return self.args, self.kwargs
+        new_input = {**self.hidden, **edited}
+        if self.args:
+            return (new_input, *self.args[1:]), self.kwargs
+        return self.args, {**self.kwargs, "tool_input": new_input}
 
-    def refusal(self, denied: HookAborted) -> Any:
-        text = blocked_message(self.tool.name, denied.reason)
-        self.ctx.metadata["blocked"] = denied
-        tool_call_id = self.ctx.tool_call_id
-        if tool_call_id is None:
+
+class LangChainToolShape(ToolShape[Any]):
+    """A tool's answer: a ToolMessage (called with a tool_call_id), a LangGraph Command, or content."""
+
+    def __init__(self, tool_name: str, tool_call_id: str | None) -> None:
+        self.tool_name = tool_name
+        self.tool_call_id = tool_call_id
+
+    def text(self, result: Any) -> str:
+        content = getattr(result, "content", result) if _is_tool_message(result) else result
+        if isinstance(content, str):
+            return content
+        return "" if content is None else str(content)
+
+    def replace(self, result: Any, text: str) -> Any:
+        if result is None:
+            return self._message(text, "success")
+        return _with_result_text(result, text, self.tool_call_id)
+
+    def coerce(self, value: Any, ctx: Any) -> Any:
+        """A wrap hook's string becomes the ToolMessage the model sees (the same tool_call_id)."""
+        return self._message(value, "success") if isinstance(value, str) else value
+
+    def refusal_text(self, ctx: ToolCallHookContext, refusal: HookAborted) -> str:
+        ctx.metadata["blocked"] = refusal
+        return blocked_message(self.tool_name, refusal.reason)
+
+    def refuse(self, ctx: ToolCallHookContext, refusal: HookAborted) -> Any:
+        text = ctx.tool_result if isinstance(ctx.tool_result, str) else blocked_message(self.tool_name, refusal.reason)
+        return self._message(text, "error")
+
+    def _message(self, text: str, status: str) -> Any:
+        if self.tool_call_id is None:
             return text
         from langchain_core.messages import ToolMessage
 
-        return ToolMessage(content=text, tool_call_id=tool_call_id, name=self.tool.name, status="error")
-
-    def after_run(self, result: Any) -> Any:
-        """Dispatch POST_TOOL_CALL; a returned string replaces the result the caller gets."""
-        if not has_hooks(POST):
-            return result
-        ctx = self.ctx
-        text = _result_text(result)
-        ctx.tool_result = text
-        ctx.raw_tool_result = result
-        dispatch(POST, ctx)
-        replaced = ctx.tool_result
-        if not isinstance(replaced, str) or replaced is text or replaced == text:
-            return result
-        return _with_result_text(result, replaced, ctx.tool_call_id)
+        return ToolMessage(content=text, tool_call_id=self.tool_call_id, name=self.tool_name, status=status)
 
 
 def _split_input(tool: Any, tool_input: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -140,13 +148,6 @@ def _schema_keys(tool: Any) -> frozenset[str] | None:
     return frozenset(fields) if fields is not None else None
 
 
-def _result_text(result: Any) -> str:
-    content = getattr(result, "content", result) if _is_tool_message(result) else result
-    if isinstance(content, str):
-        return content
-    return "" if content is None else str(content)
-
-
 def _is_tool_message(value: Any) -> bool:
     return getattr(value, "type", None) == "tool" and hasattr(value, "tool_call_id")
 
@@ -169,18 +170,25 @@ def _with_result_text(result: Any, text: str, tool_call_id: str | None) -> Any:
     return text
 
 
-def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+def _idle() -> bool:
+    """True when the tool should run untouched; re-raises the run's sticky abort first."""
     state = _current()
     if state is not None and state.root.aborted is not None:
         raise state.root.aborted
-    if not (has_hooks(PRE) or has_hooks(POST)):
+    return not tool_hooks_active()
+
+
+def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    if _idle():
         return wrapped(*args, **kwargs)
     call = ToolCall(instance, args, kwargs)
-    refusal = call.before_run()
-    if refusal is not None:
-        return refusal
+
+    def run(ctx: ToolCallHookContext) -> Any:
+        new_args, new_kwargs = call.arguments(ctx)
+        return wrapped(*new_args, **new_kwargs)
+
     try:
-        return call.after_run(wrapped(*call.args, **call.kwargs))
+        return tool_call(call.ctx, run, LangChainToolShape(instance.name, call.ctx.tool_call_id))
     except HookAborted as aborted:
         _state.record_abort(aborted)
         raise
@@ -188,19 +196,26 @@ def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[st
 
 def tool_arun(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     state = _current()
-    if (state is None or state.root.aborted is None) and not (has_hooks(PRE) or has_hooks(POST)):
+    if state is not None and state.root.aborted is not None:
+        return _raise(state.root.aborted)  # raised where the caller awaits, as the tool would
+    if not tool_hooks_active():
         return wrapped(*args, **kwargs)
     return _tool_arun(wrapped, instance, args, kwargs)
 
 
+async def _raise(error: BaseException) -> Any:
+    raise error
+
+
 async def _tool_arun(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    _state.raise_if_aborted()
     call = ToolCall(instance, args, kwargs)
-    refusal = call.before_run()
-    if refusal is not None:
-        return refusal
+
+    async def run(ctx: ToolCallHookContext) -> Any:
+        new_args, new_kwargs = call.arguments(ctx)
+        return await wrapped(*new_args, **new_kwargs)
+
     try:
-        return call.after_run(await wrapped(*call.args, **call.kwargs))
+        return await atool_call(call.ctx, run, LangChainToolShape(instance.name, call.ctx.tool_call_id))
     except HookAborted as aborted:
         _state.record_abort(aborted)
         raise
