@@ -578,6 +578,8 @@ class LLMShape(ResponseShape[Any]):
 
 
 _LLM_SHAPE = LLMShape()
+_PER_PROMPT = ("callbacks", "tags", "metadata", "run_name", "run_id")
+"""`BaseLLM.generate` arguments that may be lists with one entry per prompt."""
 
 
 class _Completion:
@@ -600,7 +602,16 @@ class _Completion:
             ctx = self.contexts[i]
             edited = _edited_prompt(ctx) if ctx.touched else None
             prompts.append(edited if edited is not None else self.prompts[i])
-        return _with_arg(self.args, self.kwargs, 0, "prompts", prompts)
+        args, kwargs = _with_arg(self.args, self.kwargs, 0, "prompts", prompts)
+        if len(prompts) == len(self.prompts):
+            return args, kwargs
+        # One prompt of a batch on its own: the per-prompt lists `generate` accepts follow it.
+        if len(args) > 2 and isinstance(args[2], list):
+            args = (*args[:2], [args[2][i] for i in indexes], *args[3:])
+        for name in _PER_PROMPT:
+            if isinstance(kwargs.get(name), list):
+                kwargs = {**kwargs, name: [kwargs[name][i] for i in indexes]}
+        return args, kwargs
 
     def sender(self, index: int) -> Callable[[Any], Any]:
         def send(ctx: Any) -> Any:

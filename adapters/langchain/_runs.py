@@ -47,6 +47,7 @@ from hookport.points import InterceptionPoint
 from hookport.registry import has_hooks
 
 from hookport.adapters.langchain import _state
+from hookport.adapters.langchain._messages import know_answer_types
 from hookport.adapters.langchain._state import FRAMEWORK, RunState, running
 
 _current = _state._run.get
@@ -107,6 +108,8 @@ class Invocation:
         self.state = state
         self.outermost = outermost
         self.run: Execution | None = open_execution(FRAMEWORK, **_fields(state)) if outermost else None
+        if self.run is not None:
+            know_answer_types()
         self.turn: str | None = (_name_of(state.agent) or _state.DEFAULT_GRAPH_NAME) if agent else None
         self.turn_started = 0.0
 

@@ -12,11 +12,18 @@ A deny (any dialect) never runs the tool: POST_TOOL_CALL still fires (``ctx.refu
 what LangChain's own refusals give, a ``ToolMessage(status="error")`` with the
 same ``tool_call_id`` (a plain string when the tool was called without one), and
 the agent loop goes on.
+
+A sync tool called through `ainvoke` (`StructuredTool` / `Tool` without a
+coroutine, as `ToolNode` does on async graphs) runs its body in LangChain's
+executor thread; `tool_ainvoke` runs its hooks on the caller's loop first and
+marks that one run (`_inline`) so `BaseTool.run` in the thread does not run
+them again.
 """
 
 from __future__ import annotations
 
 import weakref
+from contextvars import ContextVar
 from typing import Any
 
 from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
@@ -26,6 +33,9 @@ from hookport.errors import HookAborted
 from hookport.adapters.langchain import _state
 
 _current = _state._run.get
+
+_inline: ContextVar[int | None] = ContextVar("hookport_langchain_inline_tool", default=None)
+"""id() of a sync tool whose hooks already ran on the loop, for its one run in the executor thread."""
 
 
 def blocked_message(tool_name: str, reason: str) -> str:
@@ -181,6 +191,12 @@ def _idle() -> bool:
 def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if _idle():
         return wrapped(*args, **kwargs)
+    if _inline.get() == id(instance):  # its hooks ran on the loop (`tool_ainvoke`)
+        token = _inline.set(None)  # calls the tool's body makes are hooked as usual
+        try:
+            return wrapped(*args, **kwargs)
+        finally:
+            _inline.reset(token)
     call = ToolCall(instance, args, kwargs)
 
     def run(ctx: ToolCallHookContext) -> Any:
@@ -213,6 +229,38 @@ async def _tool_arun(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs:
     async def run(ctx: ToolCallHookContext) -> Any:
         new_args, new_kwargs = call.arguments(ctx)
         return await wrapped(*new_args, **new_kwargs)
+
+    try:
+        return await atool_call(call.ctx, run, LangChainToolShape(instance.name, call.ctx.tool_call_id))
+    except HookAborted as aborted:
+        _state.record_abort(aborted)
+        raise
+
+
+def tool_ainvoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """`StructuredTool.ainvoke` / `Tool.ainvoke`: a sync tool's hooks on the caller's loop."""
+    if getattr(instance, "coroutine", None) is not None or not tool_hooks_active():
+        return wrapped(*args, **kwargs)  # an async tool: `arun` runs its hooks on the loop
+    return _tool_ainvoke(wrapped, instance, args, kwargs)
+
+
+async def _tool_ainvoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    _state.raise_if_aborted()
+    value = args[0] if args else kwargs.get("input")
+    is_call = isinstance(value, dict) and value.get("type") == "tool_call"
+    tool_input = value["args"] if is_call else value
+    call = ToolCall(instance, (tool_input,), {"tool_call_id": value.get("id") if is_call else None})
+
+    async def run(ctx: ToolCallHookContext) -> Any:
+        edited = call.arguments(ctx)[0][0]
+        new_value = value if edited is tool_input else ({**value, "args": edited} if is_call else edited)
+        call_args = (new_value, *args[1:]) if args else ()
+        call_kwargs = kwargs if args else {**kwargs, "input": new_value}
+        token = _inline.set(id(instance))
+        try:
+            return await wrapped(*call_args, **call_kwargs)
+        finally:
+            _inline.reset(token)
 
     try:
         return await atool_call(call.ctx, run, LangChainToolShape(instance.name, call.ctx.tool_call_id))
