@@ -13,12 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hookport.contexts import LLMCallHookContext
+from hookport.contexts import LLMCallHookContext, ToolCallHookContext
 
 from hookport.adapters.langchain._messages import carry_back, snapshot
 
 _SLOT = LLMCallHookContext.__dict__["messages"]
 """The base class's storage for `messages` (a slot descriptor), under the lazy property."""
+_UNBUILT: Any = object()
+"""`messages` not built yet (a sentinel, not a missing slot: an AttributeError per call costs)."""
 
 
 class LazyLLMContext(LLMCallHookContext):
@@ -44,6 +46,7 @@ class LazyLLMContext(LLMCallHookContext):
         self._convert = convert
         self._dicts: list[dict[str, Any]] | None = None
         self._before: list[dict[str, Any]] | None = None
+        _SLOT.__set__(self, _UNBUILT)
         self.llm = llm
         self.iterations = iterations
         self.response = None
@@ -58,15 +61,15 @@ class LazyLLMContext(LLMCallHookContext):
         self.metadata = metadata
 
     def _get_messages(self) -> list[Any]:
-        try:
-            return _SLOT.__get__(self, LLMCallHookContext)  # type: ignore[no-any-return]
-        except AttributeError:
-            dicts = [self._convert(m) for m in self._source]
-            self._dicts = dicts
-            self._before = snapshot(dicts)
-            shown = list(dicts)
-            _SLOT.__set__(self, shown)
-            return shown
+        value = _SLOT.__get__(self, LLMCallHookContext)
+        if value is not _UNBUILT:
+            return value  # type: ignore[no-any-return]
+        dicts = [self._convert(m) for m in self._source]
+        self._dicts = dicts
+        self._before = snapshot(dicts)
+        shown = list(dicts)
+        _SLOT.__set__(self, shown)
+        return shown
 
     def _set_messages(self, value: Any) -> None:
         _SLOT.__set__(self, value)
@@ -76,17 +79,12 @@ class LazyLLMContext(LLMCallHookContext):
     @property
     def touched(self) -> bool:
         """True once a hook read or set `messages`."""
-        try:
-            _SLOT.__get__(self, LLMCallHookContext)
-        except AttributeError:
-            return False
-        return True
+        return _SLOT.__get__(self, LLMCallHookContext) is not _UNBUILT
 
     def edited(self) -> list[Any] | None:
         """The messages as hooks left them, or None when no hook touched them or they are unchanged."""
-        try:
-            edited = _SLOT.__get__(self, LLMCallHookContext)
-        except AttributeError:
+        edited = _SLOT.__get__(self, LLMCallHookContext)
+        if edited is _UNBUILT:
             return None
         dicts = self._dicts or []
         before = self._before or []
@@ -96,8 +94,32 @@ class LazyLLMContext(LLMCallHookContext):
 
     def outgoing(self) -> list[Any] | None:
         """The LangChain messages to send instead of `source`, or None when hooks changed nothing."""
-        try:
-            edited = _SLOT.__get__(self, LLMCallHookContext)
-        except AttributeError:
+        edited = _SLOT.__get__(self, LLMCallHookContext)
+        if edited is _UNBUILT:
             return None
         return carry_back(self._source, self._dicts or [], self._before or [], edited)
+
+
+class LangChainToolContext(ToolCallHookContext):
+    """`ToolCallHookContext` built without the keyword chain of the base `__init__` (one per tool call)."""
+
+    __slots__ = ()
+
+    def __init__(self, tool_name: str, tool_input: dict[str, Any], tool: Any, tool_call_id: str | None,
+                 agent: Any, agent_role: str | None, framework: str, metadata: dict[str, Any]) -> None:
+        self.tool_name = tool_name
+        self.tool_input = tool_input
+        self.tool = tool
+        self.tool_result = None
+        self.raw_tool_result = None
+        self.tool_call_id = tool_call_id
+        self.duration_ms = None
+        self.refused = False
+        self.refusal = None
+        self.agent = agent
+        self.agent_role = agent_role
+        self.task = None
+        self.crew = None
+        self.flow = None
+        self.framework = framework
+        self.metadata = metadata

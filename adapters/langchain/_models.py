@@ -27,7 +27,7 @@ from typing import Any
 
 import wrapt
 
-from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active
+from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call
 from hookport.dispatch import adispatch, dispatch
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
@@ -54,7 +54,7 @@ def _idle(instance: Any) -> bool:
     state = _current()
     if state is not None and state.root.aborted is not None:
         raise state.root.aborted
-    if not model_hooks_active():
+    if not _state.model_hooks_on():
         return True
     return _guard.held(id(instance))
 
@@ -99,11 +99,39 @@ def _response_metadata(ctx: LazyLLMContext, message: Any) -> None:
 # -- chat models: the cache choke point -----------------------------------------------------
 
 
-class ChatShape(ResponseShape[Any]):
-    """A `ChatResult`: its first generation's message is the answer hooks see and replace."""
+class ChatCall(ResponseShape[Any]):
+    """One `_generate_with_cache` call: its context, how to send it with the hooks' edits, and
+    (as the `ResponseShape` of `model_call`) how its `ChatResult` reads and is replaced."""
 
-    def __init__(self, ctx: LazyLLMContext) -> None:
-        self.ctx = ctx
+    __slots__ = ("ctx", "wrapped", "args", "kwargs", "held")
+
+    def __init__(self, wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        messages = args[0] if args else kwargs["messages"]
+        # call_kwargs: tools / tool_choice of a bind_tools model, stop, run_manager
+        self.ctx = _context(instance, messages, to_openai, {"call_kwargs": kwargs})
+        self.wrapped = wrapped
+        self.args = args
+        self.kwargs = kwargs
+        self.held: Any = None
+
+    def arguments(self, ctx: LazyLLMContext, asynchronous: bool) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        args, kwargs = self.args, self.kwargs
+        replaced = ctx.outgoing() if ctx.touched else None
+        if replaced is not None:
+            args, kwargs = _with_arg(args, kwargs, 0, "messages", replaced)
+        if _state.get_stream_mode() == "buffered":
+            self.held, args, kwargs = _buffer_tokens(args, kwargs, asynchronous)
+        return args, kwargs
+
+    def send(self, ctx: LazyLLMContext) -> Any:
+        args, kwargs = self.arguments(ctx, asynchronous=False)
+        return self.wrapped(*args, **kwargs)
+
+    async def asend(self, ctx: LazyLLMContext) -> Any:
+        args, kwargs = self.arguments(ctx, asynchronous=True)
+        return await self.wrapped(*args, **kwargs)
+
+    # ResponseShape: a ChatResult's first generation's message is the answer hooks see and replace.
 
     def text(self, result: Any) -> str:
         generations = getattr(result, "generations", None)
@@ -136,37 +164,6 @@ class ChatShape(ResponseShape[Any]):
         return value
 
 
-class _ChatCall:
-    """One `_generate_with_cache` call: the context, and how to send it with the hooks' edits."""
-
-    __slots__ = ("ctx", "wrapped", "args", "kwargs", "held")
-
-    def __init__(self, wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        messages = args[0] if args else kwargs["messages"]
-        # call_kwargs: tools / tool_choice of a bind_tools model, stop, run_manager
-        self.ctx = _context(instance, messages, to_openai, {"call_kwargs": kwargs})
-        self.wrapped = wrapped
-        self.args = args
-        self.kwargs = kwargs
-        self.held: Any = None
-
-    def arguments(self, ctx: LazyLLMContext, asynchronous: bool) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        args, kwargs = self.args, self.kwargs
-        replaced = ctx.outgoing() if ctx.touched else None
-        if replaced is not None:
-            args, kwargs = _with_arg(args, kwargs, 0, "messages", replaced)
-        self.held, args, kwargs = _buffer_tokens(args, kwargs, asynchronous)
-        return args, kwargs
-
-    def send(self, ctx: LazyLLMContext) -> Any:
-        args, kwargs = self.arguments(ctx, asynchronous=False)
-        return self.wrapped(*args, **kwargs)
-
-    async def asend(self, ctx: LazyLLMContext) -> Any:
-        args, kwargs = self.arguments(ctx, asynchronous=True)
-        return await self.wrapped(*args, **kwargs)
-
-
 def _buffer_tokens(args: tuple[Any, ...], kwargs: dict[str, Any], asynchronous: bool) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
     """In buffered mode, hold the tokens a streaming model reports through callbacks
     (LangGraph ``stream_mode="messages"``, ``astream_events``) until POST decided."""
@@ -183,9 +180,9 @@ def _buffer_tokens(args: tuple[Any, ...], kwargs: dict[str, Any], asynchronous: 
 def chat_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if _idle(instance):
         return wrapped(*args, **kwargs)
-    call = _ChatCall(wrapped, instance, args, kwargs)
+    call = ChatCall(wrapped, instance, args, kwargs)
     try:
-        result = model_call(call.ctx, call.send, ChatShape(call.ctx))
+        result = model_call(call.ctx, call.send, call)
     except HookAborted as aborted:
         _state.record_abort(aborted)
         raise
@@ -201,9 +198,9 @@ def achat_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: d
 
 
 async def _achat_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    call = _ChatCall(wrapped, instance, args, kwargs)
+    call = ChatCall(wrapped, instance, args, kwargs)
     try:
-        result = await amodel_call(call.ctx, call.asend, ChatShape(call.ctx))
+        result = await amodel_call(call.ctx, call.asend, call)
     except HookAborted as aborted:
         _state.record_abort(aborted)
         raise
@@ -291,7 +288,7 @@ class _StreamKind:
 
 def _wants_stream_hooks(instance: Any) -> bool:
     state = _current()
-    if (state is None or state.root.aborted is None) and not model_hooks_active():
+    if (state is None or state.root.aborted is None) and not _state.model_hooks_on():
         return False
     return not _guard.held(id(instance))
 

@@ -19,8 +19,12 @@ from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from typing import Any, Literal
 
+from hookport import registry
 from hookport.boundary import Execution, ReentrancyGuard
+from hookport.calls import model_hooks_active, tool_hooks_active
 from hookport.errors import HookAborted
+from hookport.points import ExtensionPoint, InterceptionPoint
+from hookport.reentry import hooks_off
 
 FRAMEWORK = "langchain"
 DEFAULT_GRAPH_NAME = "LangGraph"
@@ -58,6 +62,34 @@ _run: ContextVar[RunState | None] = ContextVar("hookport_langchain_run", default
 
 model_guard = ReentrancyGuard("langchain_model")
 """Held for a model while its `stream()` runs, so the `invoke()` fallback inside does not dispatch again."""
+
+
+# -- is any hook there? (the first question of every wrapper; `calls.*_hooks_active` answer it too,
+# through three function calls and a generator: these read the chains directly) ----------------
+
+_chains = registry.chains
+_PRE_MODEL, _POST_MODEL, _WRAP_MODEL = (
+    InterceptionPoint.PRE_MODEL_CALL, InterceptionPoint.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL)
+_PRE_TOOL, _POST_TOOL, _WRAP_TOOL = (
+    InterceptionPoint.PRE_TOOL_CALL, InterceptionPoint.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
+
+
+def model_hooks_on() -> bool:
+    """`hookport.calls.model_hooks_active()`, cheaper: a model call here would run a hook."""
+    if hooks_off.get():
+        return False
+    if _chains[_PRE_MODEL] or _chains[_POST_MODEL] or _chains[_WRAP_MODEL]:
+        return True
+    return bool(registry._open_scopes) and model_hooks_active()
+
+
+def tool_hooks_on() -> bool:
+    """`hookport.calls.tool_hooks_active()`, cheaper: a tool call here would run a hook."""
+    if hooks_off.get():
+        return False
+    if _chains[_PRE_TOOL] or _chains[_POST_TOOL] or _chains[_WRAP_TOOL]:
+        return True
+    return bool(registry._open_scopes) and tool_hooks_active()
 
 
 def current() -> RunState | None:

@@ -26,11 +26,12 @@ import weakref
 from contextvars import ContextVar
 from typing import Any
 
-from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
+from hookport.calls import ToolShape, atool_call, tool_call
 from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
 
 from hookport.adapters.langchain import _state
+from hookport.adapters.langchain._context import LangChainToolContext
 
 _current = _state._run.get
 
@@ -54,15 +55,15 @@ class ToolCall:
         self.hidden, self.shown = _split_input(tool, args[0] if args else kwargs.get("tool_input"))
         self.before = dict(self.shown)
         state = _current()
-        self.ctx = ToolCallHookContext(
+        self.ctx = LangChainToolContext(
             tool.name,
             self.shown,
             tool,
-            tool_call_id=kwargs.get("tool_call_id"),
-            agent=state.agent if state is not None else None,
-            agent_role=state.agent_role if state is not None else None,
-            framework=_state.FRAMEWORK,
-            metadata={"injected_args": sorted(self.hidden)} if self.hidden else {},
+            kwargs.get("tool_call_id"),
+            state.agent if state is not None else None,
+            state.agent_role if state is not None else None,
+            _state.FRAMEWORK,
+            {"injected_args": sorted(self.hidden)} if self.hidden else {},
         )
 
     def arguments(self, ctx: ToolCallHookContext) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -122,7 +123,7 @@ def _split_input(tool: Any, tool_input: Any) -> tuple[dict[str, Any], dict[str, 
         return {}, {names[0] if len(names) == 1 else "input": tool_input}
     if not isinstance(tool_input, dict):
         return {}, {"input": tool_input}
-    if not visible:
+    if not visible or visible.issuperset(tool_input):
         return {}, dict(tool_input)
     shown = {k: v for k, v in tool_input.items() if k in visible}
     hidden = {k: v for k, v in tool_input.items() if k not in visible}
@@ -185,7 +186,7 @@ def _idle() -> bool:
     state = _current()
     if state is not None and state.root.aborted is not None:
         raise state.root.aborted
-    return not tool_hooks_active()
+    return not _state.tool_hooks_on()
 
 
 def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -214,7 +215,7 @@ def tool_arun(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[s
     state = _current()
     if state is not None and state.root.aborted is not None:
         return _raise(state.root.aborted)  # raised where the caller awaits, as the tool would
-    if not tool_hooks_active():
+    if not _state.tool_hooks_on():
         return wrapped(*args, **kwargs)
     return _tool_arun(wrapped, instance, args, kwargs)
 
@@ -239,7 +240,7 @@ async def _tool_arun(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs:
 
 def tool_ainvoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """`StructuredTool.ainvoke` / `Tool.ainvoke`: a sync tool's hooks on the caller's loop."""
-    if getattr(instance, "coroutine", None) is not None or not tool_hooks_active():
+    if getattr(instance, "coroutine", None) is not None or not _state.tool_hooks_on():
         return wrapped(*args, **kwargs)  # an async tool: `arun` runs its hooks on the loop
     return _tool_ainvoke(wrapped, instance, args, kwargs)
 

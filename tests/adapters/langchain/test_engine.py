@@ -524,3 +524,18 @@ def test_output_text_redacts_a_graph_state() -> None:
     given = inputs()
     state = graph.invoke(given)
     assert state["messages"][-1].content == "The answer is [done]."
+
+
+def test_the_fast_contexts_set_every_field_of_the_engines_contexts() -> None:
+    from hookport.adapters.langchain._context import LangChainToolContext, LazyLLMContext
+    from hookport.contexts import LLMCallHookContext, ToolCallHookContext, _all_slots
+
+    model_ctx = LazyLLMContext([HumanMessage("hi")], lambda m: {"role": "user", "content": m.content},
+                               None, 0, None, None, "langchain", {})
+    tool_ctx = LangChainToolContext("t", {}, None, None, None, None, "langchain", {})
+    for ctx, base in ((model_ctx, LLMCallHookContext), (tool_ctx, ToolCallHookContext)):
+        for name in _all_slots(base):
+            if name != "__dict__":
+                getattr(ctx, name)  # an unset slot raises AttributeError
+    assert model_ctx.payload == [{"role": "user", "content": "hi"}]
+    assert tool_ctx.payload == {} and tool_ctx.refused is False
