@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hookport.contexts import LLMCallHookContext, ToolCallHookContext
+from hookport.contexts import InterceptionContext, LLMCallHookContext, ToolCallHookContext
 
 from hookport.adapters.langchain._messages import carry_back, snapshot
 
@@ -52,13 +52,7 @@ class LazyLLMContext(LLMCallHookContext):
         self.response = None
         self.executor = None
         self.duration_ms = None
-        self.agent = agent
-        self.agent_role = agent_role
-        self.task = None
-        self.crew = None
-        self.flow = None
-        self.framework = framework
-        self.metadata = metadata
+        _shared_fields(self, agent, agent_role, framework, metadata)
 
     def _get_messages(self) -> list[Any]:
         value = _SLOT.__get__(self, LLMCallHookContext)
@@ -116,10 +110,16 @@ class LangChainToolContext(ToolCallHookContext):
         self.duration_ms = None
         self.refused = False
         self.refusal = None
-        self.agent = agent
-        self.agent_role = agent_role
-        self.task = None
-        self.crew = None
-        self.flow = None
-        self.framework = framework
-        self.metadata = metadata
+        _shared_fields(self, agent, agent_role, framework, metadata)
+
+
+def _shared_fields(ctx: InterceptionContext, agent: Any, agent_role: str | None, framework: str,
+                   metadata: dict[str, Any]) -> None:
+    """The fields of `InterceptionContext` (payload is a property of the model and tool contexts)."""
+    ctx.agent = agent
+    ctx.agent_role = agent_role
+    ctx.task = None
+    ctx.crew = None
+    ctx.flow = None
+    ctx.framework = framework
+    ctx.metadata = metadata

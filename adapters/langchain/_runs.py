@@ -25,7 +25,6 @@ pair per node execution.
 from __future__ import annotations
 
 import dataclasses
-import weakref
 from collections.abc import AsyncIterator, Iterator
 from time import perf_counter
 from typing import Any
@@ -71,16 +70,7 @@ _agent_cache: dict[int, tuple[Any, bool]] = {}
 
 def is_agent_graph(graph: Any) -> bool:
     """`create_agent`'s graphs, and any compiled graph with a ToolNode (cached per graph)."""
-    key = id(graph)
-    entry = _agent_cache.get(key)
-    if entry is not None and entry[0]() is graph:
-        return entry[1]
-    found = _looks_like_agent(graph)
-    try:
-        _agent_cache[key] = (weakref.ref(graph, lambda _, key=key: _agent_cache.pop(key, None)), found)
-    except TypeError:
-        pass
-    return found
+    return _state.per_object(_agent_cache, graph, _looks_like_agent)
 
 
 def _looks_like_agent(graph: Any) -> bool:

@@ -14,10 +14,11 @@ with ``on_failure="continue"``) swallowed it.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import weakref
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from hookport import registry
 from hookport.boundary import Execution, ReentrancyGuard
@@ -90,6 +91,24 @@ def tool_hooks_on() -> bool:
     if _chains[_PRE_TOOL] or _chains[_POST_TOOL] or _chains[_WRAP_TOOL]:
         return True
     return bool(registry._open_scopes) and tool_hooks_active()
+
+
+T = TypeVar("T")
+
+
+def per_object(cache: dict[int, tuple[Any, Any]], obj: Any, compute: Callable[[Any], T]) -> T:
+    """`compute(obj)`, remembered while `obj` lives (by identity: tools and graphs are not hashable
+    by value); an object that cannot be weakly referenced is computed every time."""
+    key = id(obj)
+    entry = cache.get(key)
+    if entry is not None and entry[0]() is obj:
+        return entry[1]  # type: ignore[no-any-return]
+    value = compute(obj)
+    try:
+        cache[key] = (weakref.ref(obj, lambda _, key=key: cache.pop(key, None)), value)
+    except TypeError:
+        pass
+    return value
 
 
 def current() -> RunState | None:

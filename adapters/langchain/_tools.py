@@ -22,7 +22,6 @@ them again.
 
 from __future__ import annotations
 
-import weakref
 from contextvars import ContextVar
 from typing import Any
 
@@ -136,16 +135,7 @@ _schema_cache: dict[int, tuple[Any, frozenset[str] | None]] = {}
 def _visible_keys(tool: Any) -> frozenset[str] | None:
     """The arguments the model fills in (the tool-call schema), cached per tool: building the
     schema is costly on langchain-core 0.3 and injected-arg filtering is costly on 1.x."""
-    key = id(tool)
-    entry = _schema_cache.get(key)
-    if entry is not None and entry[0]() is tool:
-        return entry[1]
-    keys = _schema_keys(tool)
-    try:
-        _schema_cache[key] = (weakref.ref(tool, lambda _, key=key: _schema_cache.pop(key, None)), keys)
-    except TypeError:  # not weakly referenceable: no cache
-        pass
-    return keys
+    return _state.per_object(_schema_cache, tool, _schema_keys)
 
 
 def _schema_keys(tool: Any) -> frozenset[str] | None:

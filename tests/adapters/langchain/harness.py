@@ -257,6 +257,8 @@ class LangChainHarness(Harness):
             self.step_kind = None
             self.not_offered = {
                 "steps": "an LCEL loop has no graph steps (install langgraph for PRE/POST_STEP per node)",
+                "turns__once_per_agent_turn": "an LCEL loop is not an agent graph (agent turns are per "
+                "create_agent / create_react_agent / ToolNode graph invocation: install langgraph)",
             }
 
     def refusal_text(self, tool: str, reason: str) -> str:
