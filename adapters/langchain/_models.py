@@ -9,7 +9,7 @@ plus `stream` / `astream`.
 
 The non-streaming chat path is `hookport.calls.model_call` / `amodel_call`
 (PRE, the wrap hooks around the real call, POST, the duration, the
-re-entrancy rule) with a `ChatShape`. Streams fire PRE before the first chunk
+re-entrancy rule), `ChatCall` being its `ResponseShape`. Streams fire PRE before the first chunk
 and POST on the whole answer; with wrap hooks registered a stream is produced
 inside them (a retry re-issues it), so its chunks are held until they finish.
 `ctx.messages` is built only when a hook reads it (`LazyLLMContext`).
