@@ -188,10 +188,10 @@ class Invocation:
 def _enter(instance: Any, renames: bool) -> Invocation | None:
     """The invocation `instance` starts, or None when it is part of the current one."""
     parent = _current()
-    agent = renames and is_agent_graph(instance)
     if parent is None:
-        return Invocation(RunState(instance, _name_of(instance)), True, agent)
-    if renames and instance is not parent.agent:
+        return Invocation(RunState(instance, _name_of(instance)), True, renames and is_agent_graph(instance))
+    if renames and instance is not parent.agent:  # (`Pregel.invoke` running its own `stream` is not)
+        agent = is_agent_graph(instance)
         name = _name_of(instance)
         if name and name != _state.DEFAULT_GRAPH_NAME and name != parent.agent_role:
             return Invocation(RunState(instance, name, root=parent.root), False, agent)
@@ -412,8 +412,12 @@ def _step_fields(task: Any) -> dict[str, Any]:
 
 
 def _step_idle(task: Any) -> bool:
-    _state.raise_if_aborted()
-    if not (has_hooks(InterceptionPoint.PRE_STEP) or has_hooks(InterceptionPoint.POST_STEP)):
+    """No step hook (the common case is decided before anything else), or an internal task.
+    Re-raises the run's sticky abort first."""
+    state = _current()
+    if state is not None and state.root.aborted is not None:
+        raise state.root.aborted
+    if not _state.step_hooks_on():
         return True
     return task.name.startswith("__")  # __start__ and other LangGraph-internal tasks
 
@@ -433,7 +437,7 @@ def _new_writes(task: Any, writes: list[Any], given: Any) -> None:
 
 
 def step_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    task = args[0] if args else kwargs["task"]
+    task = args[0] if args else kwargs.get("task")
     if _step_idle(task):
         return wrapped(*args, **kwargs)
     fields = _step_fields(task)
@@ -455,7 +459,7 @@ def step_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[st
 
 
 def astep_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    task = args[0] if args else kwargs["task"]
+    task = args[0] if args else kwargs.get("task")
     if _step_idle(task):
         return wrapped(*args, **kwargs)
     return _astep_run(wrapped, task, args, kwargs)

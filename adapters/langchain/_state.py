@@ -71,6 +71,7 @@ model_guard = ReentrancyGuard("langchain_model")
 _chains = registry.chains
 _PRE_MODEL, _POST_MODEL, _WRAP_MODEL = (
     InterceptionPoint.PRE_MODEL_CALL, InterceptionPoint.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL)
+_PRE_STEP, _POST_STEP = InterceptionPoint.PRE_STEP, InterceptionPoint.POST_STEP
 _PRE_TOOL, _POST_TOOL, _WRAP_TOOL = (
     InterceptionPoint.PRE_TOOL_CALL, InterceptionPoint.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
 
@@ -82,6 +83,13 @@ def model_hooks_on() -> bool:
     if _chains[_PRE_MODEL] or _chains[_POST_MODEL] or _chains[_WRAP_MODEL]:
         return True
     return bool(registry._open_scopes) and model_hooks_active()
+
+
+def step_hooks_on() -> bool:
+    """A LangGraph node run here would fire PRE_STEP or POST_STEP."""
+    if _chains[_PRE_STEP] or _chains[_POST_STEP]:
+        return True
+    return bool(registry._open_scopes) and (registry.has_hooks(_PRE_STEP) or registry.has_hooks(_POST_STEP))
 
 
 def tool_hooks_on() -> bool:

@@ -231,6 +231,52 @@ def own_cost(calls: int = 20000, rounds: int = 5) -> list[tuple[str, float]]:
     return rows
 
 
+def bytecodes() -> list[tuple[str, float, float, float]]:
+    """Python bytecodes executed per call (unpatched, installed, no-op PRE+POST pairs): a count that
+    machine load cannot move. LangChain's work in C (pydantic-core) is not counted, so these ratios
+    overstate hookport's share of the time; the extra bytecodes are hookport's own."""
+    from hookport import InterceptionPoint as P
+    from hookport import adapters, clear_all_hooks, register_hook
+
+    executed = [0]
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            executed[0] += 1
+        return tracer
+
+    def count(run: Callable[[], Any], calls: int = 3) -> float:
+        run()
+        executed[0] = 0
+        sys.settrace(tracer)
+        try:
+            for _ in range(calls):
+                run()
+        finally:
+            sys.settrace(None)
+        return executed[0] / calls
+
+    rows = []
+    for bench in (BENCH, MODEL_INVOKE, TOOL_INVOKE):
+        run = bench.make_run()
+        counts = []
+        for config in ("unpatched", "installed", "pre+post"):
+            clear_all_hooks()
+            if config == "unpatched":
+                adapters.uninstall("langchain")
+            else:
+                adapters.install("langchain")
+            if config == "pre+post":
+                for point in (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, P.PRE_TOOL_CALL, P.POST_TOOL_CALL):
+                    register_hook(point, lambda ctx: None)
+            counts.append(count(run))
+        rows.append((bench.describe, *counts))
+    clear_all_hooks()
+    adapters.uninstall("langchain")
+    return rows
+
+
 def main() -> int:
     import argparse
 
@@ -243,9 +289,13 @@ def main() -> int:
     options = parser.parse_args()
     print(f"langchain-core {langchain_core.__version__}, {options.rounds} interleaved rounds, thread CPU time\n")
     print(table([measure(bench, options.rounds) for bench in (BENCH, MODEL_INVOKE, TOOL_INVOKE)]))
-    print("\nhookport's own cost per call (wrappers around a do-nothing original)")
+    print("\nhookport's own cost per call (wrappers around a do-nothing original, best of 5)")
     for label, micros in own_cost():
         print(f"  {label:<36} {micros:6.2f} us")
+    print("\nPython bytecodes per run (deterministic; LangChain's C work not counted)")
+    for describe, unpatched, installed, paired in bytecodes():
+        print(f"  {describe:<36} {unpatched:8.0f}   installed +{installed - unpatched:.0f} ({installed / unpatched:.3f}x)"
+              f"   pre+post +{paired - unpatched:.0f} ({paired / unpatched:.3f}x)")
     return 0
 
 
