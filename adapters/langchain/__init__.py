@@ -1,14 +1,19 @@
-"""The LangChain / LangGraph adapter: all ten points on langchain-core 0.3 and 1.x.
+"""The LangChain / LangGraph adapter: all ten points, wrap hooks and agent turns on langchain-core 0.3 and 1.x.
 
     from hookport import adapters
     adapters.install("langchain")
 
 | points | where |
 |---|---|
-| PRE/POST_MODEL_CALL | `BaseChatModel._generate_with_cache` / `_agenerate_with_cache`, `BaseChatModel.stream` / `astream`, `BaseLLM.generate` / `agenerate` / `stream` / `astream` |
-| PRE/POST_TOOL_CALL | `BaseTool.run` / `arun` |
+| PRE/POST/WRAP_MODEL_CALL | `BaseChatModel._generate_with_cache` / `_agenerate_with_cache`, `BaseChatModel.stream` / `astream`, `BaseLLM.generate` / `agenerate` / `stream` / `astream` |
+| PRE/POST/WRAP_TOOL_CALL | `BaseTool.run` / `arun`; `StructuredTool.ainvoke` / `Tool.ainvoke` of a sync tool (its hooks on the caller's loop) |
 | EXECUTION_START/INPUT/OUTPUT/END | `Pregel.invoke/ainvoke/stream/astream` (langgraph), `RunnableSequence.invoke/ainvoke/stream/astream` |
+| AGENT_TURN_START/END | `Pregel.invoke/ainvoke/stream/astream` of an agent graph (`create_agent`, a graph with a `ToolNode`), outermost or nested |
 | PRE/POST_STEP (kind "node") | `langgraph.pregel._runner.run_with_retry` / `arun_with_retry` |
+
+Model and tool calls run `hookport.calls` (PRE, wrap hooks around the real
+call, POST, durations, the refusal audit, the re-entrancy rule); async call
+sites await async hooks on the running loop (`adispatch`).
 
 Aborts are kept away from LangChain's retry and error-conversion layers
 (`with_retry()`, `RetryPolicy`, the retry middlewares, `ToolNode`'s
@@ -37,6 +42,7 @@ from hookport.adapters.langchain._state import (
     stream_mode,
 )
 from hookport.adapters.langchain._tools import blocked_message
+from hookport.points import ExtensionPoint as X
 from hookport.points import InterceptionPoint as P
 
 __all__ = [
@@ -49,9 +55,10 @@ __all__ = [
     "stream_mode",
 ]
 
-MODEL = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL)
-TOOL = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
+MODEL = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, X.WRAP_MODEL_CALL)
+TOOL = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, X.WRAP_TOOL_CALL)
 EXECUTION = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END)
+GRAPH = (*EXECUTION, X.AGENT_TURN_START, X.AGENT_TURN_END)
 STEP = (P.PRE_STEP, P.POST_STEP)
 
 # The oldest release of each optional companion whose call sites this adapter knows.
@@ -99,6 +106,8 @@ class LangChainAdapter(Adapter):
             Target(llms, "BaseLLM.astream", _models.allm_stream, MODEL, "astream"),
             Target("langchain_core.tools.base", "BaseTool.run", _tools.tool_run, TOOL, "sync"),
             Target("langchain_core.tools.base", "BaseTool.arun", _tools.tool_arun, TOOL, "async"),
+            Target("langchain_core.tools.structured", "StructuredTool.ainvoke", _tools.tool_ainvoke, TOOL, "async"),
+            Target("langchain_core.tools.simple", "Tool.ainvoke", _tools.tool_ainvoke, TOOL, "async"),
             Target(runnables, "RunnableSequence.invoke", _runs.make_invoke(False), EXECUTION, "sync"),
             Target(runnables, "RunnableSequence.ainvoke", _runs.make_ainvoke(False), EXECUTION, "async"),
             Target(runnables, "RunnableSequence.stream", _runs.make_stream(False), EXECUTION, "stream"),
@@ -109,10 +118,10 @@ class LangChainAdapter(Adapter):
         if _usable("langgraph"):
             pregel = "langgraph.pregel.main"
             found += [
-                Target(pregel, "Pregel.invoke", _runs.make_invoke(True), EXECUTION, "sync", "langgraph"),
-                Target(pregel, "Pregel.ainvoke", _runs.make_ainvoke(True), EXECUTION, "async", "langgraph"),
-                Target(pregel, "Pregel.stream", _runs.make_stream(True), EXECUTION, "stream", "langgraph"),
-                Target(pregel, "Pregel.astream", _runs.make_astream(True), EXECUTION, "astream", "langgraph"),
+                Target(pregel, "Pregel.invoke", _runs.make_invoke(True), GRAPH, "sync", "langgraph"),
+                Target(pregel, "Pregel.ainvoke", _runs.make_ainvoke(True), GRAPH, "async", "langgraph"),
+                Target(pregel, "Pregel.stream", _runs.make_stream(True), GRAPH, "stream", "langgraph"),
+                Target(pregel, "Pregel.astream", _runs.make_astream(True), GRAPH, "astream", "langgraph"),
                 Target("langgraph.pregel._runner", "run_with_retry", _runs.step_run, STEP, "sync", "langgraph"),
                 Target("langgraph.pregel._runner", "arun_with_retry", _runs.astep_run, STEP, "async", "langgraph"),
                 Target("langgraph.pregel._retry", "_should_retry_on", _retries.graph_should_retry, (), "sync", "langgraph"),

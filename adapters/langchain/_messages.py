@@ -199,3 +199,24 @@ class _Content:
 
     def __init__(self, content: Any) -> None:
         self.content = content or ""
+
+
+# -- the final answer's text (OutputContext.text) ------------------------------------------------------
+
+_answer_types_known = False
+
+
+def know_answer_types() -> None:
+    """Teach `OutputContext.text` LangChain's messages (content blocks included), once per process.
+
+    Called when the first execution opens rather than at install, so installing imports no LangChain.
+    """
+    global _answer_types_known
+    if _answer_types_known:
+        return
+    _answer_types_known = True
+    from langchain_core.messages import BaseMessage
+
+    from hookport.answers import register_answer_type
+
+    register_answer_type(BaseMessage, text_of, with_text)

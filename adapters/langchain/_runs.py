@@ -1,12 +1,21 @@
-"""EXECUTION_* on the outermost run of a graph or LCEL sequence, PRE/POST_STEP per LangGraph node.
+"""EXECUTION_* on the outermost run of a graph or LCEL sequence, AGENT_TURN_* per agent graph
+invocation, PRE/POST_STEP per LangGraph node.
 
 Executions: `Pregel.invoke/ainvoke/stream/astream` (every compiled StateGraph,
 `create_agent`, `create_react_agent`) and `RunnableSequence.invoke/ainvoke/
 stream/astream`. Only the outermost run dispatches (`Pregel.invoke` runs
 `Pregel.stream`; a graph inside a node is part of its parent's run); a nested
 graph with a name of its own becomes the agent of the contexts fired inside it.
-Generator wrappers make the run current only while the inner generator
-advances, never across a `yield`.
+EXECUTION_END fires exactly once whenever EXECUTION_START did, on every entry
+point, also when an INPUT hook aborts or fails. Async entry points await async
+boundary hooks on the running loop. Generator wrappers make the run current
+only while the inner generator advances, never across a `yield`.
+
+Agent turns: one AGENT_TURN_START / AGENT_TURN_END pair (``kind="agent_turn"``,
+``step_name`` the graph's name) per invocation of an agent graph, outermost or
+nested (a subgraph node, an agent called from a tool). An agent graph is one
+`create_agent` made, or any compiled graph with a `ToolNode` (`create_react_agent`,
+hand-built ReAct loops).
 
 Steps: `langgraph.pregel._runner.run_with_retry` / `arun_with_retry`, looked
 up by the runner at call time, outside LangGraph's retry loop: one PRE/POST
@@ -17,14 +26,27 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Iterator
+from time import perf_counter
 from typing import Any
 
-from hookport.boundary import entered, open_execution, post_step, pre_step
+from hookport.boundary import (
+    AGENT_TURN,
+    TURN_END,
+    TURN_START,
+    Execution,
+    apost_step,
+    apre_step,
+    entered,
+    open_execution,
+    post_step,
+    pre_step,
+)
 from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
 from hookport.registry import has_hooks
 
 from hookport.adapters.langchain import _state
+from hookport.adapters.langchain._messages import know_answer_types
 from hookport.adapters.langchain._state import FRAMEWORK, RunState, running
 
 _current = _state._run.get
@@ -32,6 +54,8 @@ _MISSING: Any = object()
 START_POINTS = (InterceptionPoint.EXECUTION_START, InterceptionPoint.INPUT)
 END_POINTS = (InterceptionPoint.OUTPUT, InterceptionPoint.EXECUTION_END)
 STEP_KIND = "node"
+CREATE_AGENT_MARK = "langchain_create_agent"
+"""``metadata["ls_integration"]`` of the graphs langchain's `create_agent` compiles."""
 
 
 def _name_of(instance: Any) -> str | None:
@@ -39,15 +63,140 @@ def _name_of(instance: Any) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
-def _enter(instance: Any, renames: bool) -> tuple[RunState, bool] | None:
-    """(state, outermost) for a run of `instance`, or None when it is part of the current run."""
+# -- which graphs are agents ------------------------------------------------------------------------
+
+_agent_cache: dict[int, tuple[Any, bool]] = {}
+
+
+def is_agent_graph(graph: Any) -> bool:
+    """`create_agent`'s graphs, and any compiled graph with a ToolNode (cached per graph)."""
+    return _state.per_object(_agent_cache, graph, _looks_like_agent)
+
+
+def _looks_like_agent(graph: Any) -> bool:
+    metadata = (getattr(graph, "config", None) or {}).get("metadata") or {}
+    if metadata.get("ls_integration") == CREATE_AGENT_MARK:
+        return True
+    nodes = getattr(graph, "nodes", None)
+    if not isinstance(nodes, dict):
+        return False
+    return any(
+        any(klass.__name__ == "ToolNode" for klass in type(getattr(node, "bound", None)).__mro__) for node in nodes.values()
+    )
+
+
+# -- one invocation of a graph or sequence ------------------------------------------------------------
+
+
+class Invocation:
+    """One call of an entry point that is not part of the current invocation: its run state,
+    its execution (outermost only) and its agent turn (agent graphs only)."""
+
+    __slots__ = ("state", "outermost", "run", "turn", "turn_started")
+
+    def __init__(self, state: RunState, outermost: bool, agent: bool) -> None:
+        self.state = state
+        self.outermost = outermost
+        self.run: Execution | None = open_execution(FRAMEWORK, **_fields(state)) if outermost else None
+        if self.run is not None:
+            know_answer_types()
+        self.turn: str | None = (_name_of(state.agent) or _state.DEFAULT_GRAPH_NAME) if agent else None
+        self.turn_started = 0.0
+
+    def holds_last_chunk(self) -> bool:
+        """Whether a stream keeps its last chunk back for OUTPUT / END / AGENT_TURN_END to replace."""
+        if self.run is not None and any(has_hooks(p) for p in END_POINTS):
+            return True
+        return self.turn is not None and has_hooks(TURN_END)
+
+    # sync
+    def begin(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        if self.run is not None:
+            if any(has_hooks(p) for p in START_POINTS):
+                original = _arg(args, kwargs, "input")
+                mine = private_copy(original)
+                args, kwargs = _replaced(args, kwargs, original, mine, self.run.begin(mine))
+            else:
+                self.run.begin(None)
+        if self.turn is not None:
+            self.turn_started = perf_counter()
+            if has_hooks(TURN_START):
+                original = _arg(args, kwargs, "input")
+                mine = private_copy(original)
+                given = pre_step(FRAMEWORK, AGENT_TURN, self.turn, mine, point=TURN_START, **_fields(self.state))
+                args, kwargs = _replaced(args, kwargs, original, mine, given)
+        return args, kwargs
+
+    def succeed(self, result: Any) -> Any:
+        if self.outermost and self.state.aborted is not None:
+            raise self.state.aborted
+        if self.turn is not None:
+            result = post_step(FRAMEWORK, AGENT_TURN, self.turn, result, started=self.turn_started, point=TURN_END,
+                               **_fields(self.state))
+        return self.run.succeed(result) if self.run is not None else result
+
+    def fail(self, error: BaseException) -> BaseException:
+        """EXECUTION_END(failed) once; returns what the entry point raises (the sticky abort wins)."""
+        final = _surfaced(self.state, error) if self.outermost else error
+        if isinstance(final, HookAborted) and not self.outermost:
+            self.state.record(final)
+        if self.run is not None:
+            with entered(self.run):
+                self.run.fail(final)
+        return final
+
+    # async
+    async def abegin(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        if self.run is not None:
+            if any(has_hooks(p) for p in START_POINTS):
+                original = _arg(args, kwargs, "input")
+                mine = private_copy(original)
+                args, kwargs = _replaced(args, kwargs, original, mine, await self.run.abegin(mine))
+            else:
+                await self.run.abegin(None)
+        if self.turn is not None:
+            self.turn_started = perf_counter()
+            if has_hooks(TURN_START):
+                original = _arg(args, kwargs, "input")
+                mine = private_copy(original)
+                given = await apre_step(FRAMEWORK, AGENT_TURN, self.turn, mine, point=TURN_START, **_fields(self.state))
+                args, kwargs = _replaced(args, kwargs, original, mine, given)
+        return args, kwargs
+
+    async def asucceed(self, result: Any) -> Any:
+        if self.outermost and self.state.aborted is not None:
+            raise self.state.aborted
+        if self.turn is not None:
+            result = await apost_step(FRAMEWORK, AGENT_TURN, self.turn, result, started=self.turn_started,
+                                      point=TURN_END, **_fields(self.state))
+        return await self.run.asucceed(result) if self.run is not None else result
+
+    async def afail(self, error: BaseException) -> BaseException:
+        final = _surfaced(self.state, error) if self.outermost else error
+        if isinstance(final, HookAborted) and not self.outermost:
+            self.state.record(final)
+        if self.run is not None:
+            with entered(self.run):
+                await self.run.afail(final)
+        return final
+
+    def close(self) -> None:
+        if self.run is not None:
+            self.run.close()
+
+
+def _enter(instance: Any, renames: bool) -> Invocation | None:
+    """The invocation `instance` starts, or None when it is part of the current one."""
     parent = _current()
     if parent is None:
-        return RunState(instance, _name_of(instance)), True
-    if renames and instance is not parent.agent:
+        return Invocation(RunState(instance, _name_of(instance)), True, renames and is_agent_graph(instance))
+    if renames and instance is not parent.agent:  # (`Pregel.invoke` running its own `stream` is not)
+        agent = is_agent_graph(instance)
         name = _name_of(instance)
         if name and name != _state.DEFAULT_GRAPH_NAME and name != parent.agent_role:
-            return RunState(instance, name, root=parent.root), False
+            return Invocation(RunState(instance, name, root=parent.root), False, agent)
+        if agent:  # an unnamed agent graph: its own turn, the parent's agent name in contexts
+            return Invocation(RunState(instance, parent.agent_role, root=parent.root), False, True)
     return None
 
 
@@ -75,14 +224,8 @@ def _with_input(args: tuple[Any, ...], kwargs: dict[str, Any], name: str, value:
     return args, {**kwargs, name: value}
 
 
-def _begin(run: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """EXECUTION_START + INPUT; hooks edit a private copy, the graph gets it only if they changed it."""
-    if not any(has_hooks(p) for p in START_POINTS):
-        run.begin(None)
-        return args, kwargs
-    original = _arg(args, kwargs, "input")
-    mine = private_copy(original)
-    given = run.begin(mine)
+def _replaced(args: tuple[Any, ...], kwargs: dict[str, Any], original: Any, mine: Any, given: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The arguments with the input hooks gave back; unchanged when they left their copy alone."""
     if given is mine and _same(mine, original):
         return args, kwargs
     return _with_input(args, kwargs, "input", given)
@@ -105,72 +248,53 @@ def _fields(state: RunState) -> dict[str, Any]:
     return {"agent": state.agent, "agent_role": state.agent_role}
 
 
+def _raise(final: BaseException, error: BaseException) -> None:
+    if final is error:
+        raise error
+    raise final from error
+
+
 # -- invoke / ainvoke --------------------------------------------------------------------------
 
 
 def make_invoke(renames: bool) -> Any:
     def run_invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        entry = _enter(instance, renames)
-        if entry is None:
+        invocation = _enter(instance, renames)
+        if invocation is None:
             return wrapped(*args, **kwargs)
-        state, outermost = entry
-        with running(state):
-            if not outermost:
-                return wrapped(*args, **kwargs)
-            run = open_execution(FRAMEWORK, **_fields(state))
+        with running(invocation.state):
             try:
-                if run is not None:
-                    args, kwargs = _begin(run, args, kwargs)
-                result = wrapped(*args, **kwargs)
-                if state.aborted is not None:
-                    raise state.aborted
-                return run.succeed(result) if run is not None else result
+                args, kwargs = invocation.begin(args, kwargs)
+                return invocation.succeed(wrapped(*args, **kwargs))
             except BaseException as error:
-                final = _surfaced(state, error)
-                if run is not None:
-                    run.fail(final)
-                if final is error:
-                    raise
-                raise final from error
+                _raise(invocation.fail(error), error)
+                raise  # unreachable
             finally:
-                if run is not None:
-                    run.close()
+                invocation.close()
 
     return run_invoke
 
 
 def make_ainvoke(renames: bool) -> Any:
     def run_ainvoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        entry = _enter(instance, renames)
-        if entry is None:
+        invocation = _enter(instance, renames)
+        if invocation is None:
             return wrapped(*args, **kwargs)
-        return _ainvoke(wrapped, args, kwargs, *entry)
+        return _ainvoke(wrapped, args, kwargs, invocation)
 
     return run_ainvoke
 
 
-async def _ainvoke(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], state: RunState, outermost: bool) -> Any:
-    with running(state):
-        if not outermost:
-            return await wrapped(*args, **kwargs)
-        run = open_execution(FRAMEWORK, **_fields(state))
+async def _ainvoke(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], invocation: Invocation) -> Any:
+    with running(invocation.state):
         try:
-            if run is not None:
-                args, kwargs = _begin(run, args, kwargs)
-            result = await wrapped(*args, **kwargs)
-            if state.aborted is not None:
-                raise state.aborted
-            return run.succeed(result) if run is not None else result
+            args, kwargs = await invocation.abegin(args, kwargs)
+            return await invocation.asucceed(await wrapped(*args, **kwargs))
         except BaseException as error:
-            final = _surfaced(state, error)
-            if run is not None:
-                run.fail(final)
-            if final is error:
-                raise
-            raise final from error
+            _raise(await invocation.afail(error), error)
+            raise  # unreachable
         finally:
-            if run is not None:
-                run.close()
+            invocation.close()
 
 
 # -- stream / astream ------------------------------------------------------------------------
@@ -178,24 +302,26 @@ async def _ainvoke(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], 
 
 def make_stream(renames: bool) -> Any:
     def run_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        entry = _enter(instance, renames)
-        if entry is None:
+        invocation = _enter(instance, renames)
+        if invocation is None:
             return wrapped(*args, **kwargs)
-        return _stream(wrapped, args, kwargs, *entry)
+        return _stream(wrapped, args, kwargs, invocation)
 
     return run_stream
 
 
-def _stream(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], state: RunState, outermost: bool) -> Iterator[Any]:
-    run = open_execution(FRAMEWORK, **_fields(state)) if outermost else None
-    with running(state), entered(run):
-        if run is not None:
-            args, kwargs = _begin(run, args, kwargs)
-            run.close()  # the run is re-entered around each step below
-        inner = wrapped(*args, **kwargs)
-    hold = run is not None and any(has_hooks(p) for p in END_POINTS)
-    last = _MISSING
+def _stream(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], invocation: Invocation) -> Iterator[Any]:
+    state, run = invocation.state, invocation.run
+    inner: Any = None
     try:
+        with running(state), entered(run):
+            try:
+                args, kwargs = invocation.begin(args, kwargs)
+            finally:
+                invocation.close()  # inside `entered`: the run is re-entered around each step below
+            inner = wrapped(*args, **kwargs)
+        hold = invocation.holds_last_chunk()
+        last = _MISSING
         while True:
             with running(state), entered(run):
                 try:
@@ -208,49 +334,43 @@ def _stream(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], state: 
             if last is not _MISSING:
                 yield last
             last = chunk
-        if outermost and state.aborted is not None:
-            raise state.aborted
-        if run is not None:
-            with running(state), entered(run):
-                final = run.succeed(None if last is _MISSING else last)
-            if hold and last is not _MISSING:
-                yield final
+        with running(state), entered(run):
+            final = invocation.succeed(None if last is _MISSING else last)
+        if hold and last is not _MISSING:
+            yield final
     except GeneratorExit:
         with running(state), entered(run):
-            inner.close()
+            if inner is not None:
+                inner.close()
             if run is not None:
                 run.fail(GeneratorExit("the caller stopped consuming the stream"))
         raise
     except BaseException as error:
-        final_error = _surfaced(state, error) if outermost else error
-        if run is not None:
-            with entered(run):
-                run.fail(final_error)
-        if final_error is error:
-            raise
-        raise final_error from error
+        _raise(invocation.fail(error), error)
 
 
 def make_astream(renames: bool) -> Any:
     def run_astream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        entry = _enter(instance, renames)
-        if entry is None:
+        invocation = _enter(instance, renames)
+        if invocation is None:
             return wrapped(*args, **kwargs)
-        return _astream(wrapped, args, kwargs, *entry)
+        return _astream(wrapped, args, kwargs, invocation)
 
     return run_astream
 
 
-async def _astream(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], state: RunState, outermost: bool) -> AsyncIterator[Any]:
-    run = open_execution(FRAMEWORK, **_fields(state)) if outermost else None
-    with running(state), entered(run):
-        if run is not None:
-            args, kwargs = _begin(run, args, kwargs)
-            run.close()
-        inner = wrapped(*args, **kwargs)
-    hold = run is not None and any(has_hooks(p) for p in END_POINTS)
-    last = _MISSING
+async def _astream(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], invocation: Invocation) -> AsyncIterator[Any]:
+    state, run = invocation.state, invocation.run
+    inner: Any = None
     try:
+        with running(state), entered(run):
+            try:
+                args, kwargs = await invocation.abegin(args, kwargs)
+            finally:
+                invocation.close()  # inside `entered`: the run is re-entered around each step below
+            inner = wrapped(*args, **kwargs)
+        hold = invocation.holds_last_chunk()
+        last = _MISSING
         while True:
             with running(state), entered(run):
                 try:
@@ -263,52 +383,22 @@ async def _astream(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], 
             if last is not _MISSING:
                 yield last
             last = chunk
-        if outermost and state.aborted is not None:
-            raise state.aborted
-        if run is not None:
-            with running(state), entered(run):
-                final = run.succeed(None if last is _MISSING else last)
-            if hold and last is not _MISSING:
-                yield final
+        with running(state), entered(run):
+            final = await invocation.asucceed(None if last is _MISSING else last)
+        if hold and last is not _MISSING:
+            yield final
     except GeneratorExit:
         with running(state), entered(run):
-            await inner.aclose()
+            if inner is not None:
+                await inner.aclose()
             if run is not None:
-                run.fail(GeneratorExit("the caller stopped consuming the stream"))
+                await run.afail(GeneratorExit("the caller stopped consuming the stream"))
         raise
     except BaseException as error:
-        final_error = _surfaced(state, error) if outermost else error
-        if run is not None:
-            with entered(run):
-                run.fail(final_error)
-        if final_error is error:
-            raise
-        raise final_error from error
+        _raise(await invocation.afail(error), error)
 
 
 # -- steps: one LangGraph node task ----------------------------------------------------------------
-
-
-def _step_input(task: Any, fields: dict[str, Any]) -> Any:
-    """PRE_STEP on a private copy of the node's input; a replaced task when hooks changed it, else None."""
-    if not has_hooks(InterceptionPoint.PRE_STEP):
-        return None
-    mine = private_copy(task.input)
-    given = pre_step(FRAMEWORK, STEP_KIND, task.name, mine, **fields)
-    if given is mine and _same(mine, task.input):
-        return None
-    return dataclasses.replace(task, input=given)
-
-
-def _step_output(task: Any, fields: dict[str, Any]) -> None:
-    """POST_STEP sees the node's writes, ``[(channel, value), ...]``; a returned list replaces them."""
-    if not has_hooks(InterceptionPoint.POST_STEP):
-        return
-    writes = list(task.writes)
-    given = post_step(FRAMEWORK, STEP_KIND, task.name, writes, **fields)
-    if given is not writes and isinstance(given, list):
-        task.writes.clear()
-        task.writes.extend(given)
 
 
 def _step_fields(task: Any) -> dict[str, Any]:
@@ -322,23 +412,46 @@ def _step_fields(task: Any) -> dict[str, Any]:
 
 
 def _step_idle(task: Any) -> bool:
-    _state.raise_if_aborted()
-    if not (has_hooks(InterceptionPoint.PRE_STEP) or has_hooks(InterceptionPoint.POST_STEP)):
+    """No step hook (the common case is decided before anything else), or an internal task.
+    Re-raises the run's sticky abort first."""
+    state = _current()
+    if state is not None and state.root.aborted is not None:
+        raise state.root.aborted
+    if not _state.step_hooks_on():
         return True
     return task.name.startswith("__")  # __start__ and other LangGraph-internal tasks
 
 
+def _replaced_task(task: Any, mine: Any, given: Any) -> Any:
+    """The task with the input PRE_STEP gave back, or None when hooks left their copy alone."""
+    if given is mine and _same(mine, task.input):
+        return None
+    return dataclasses.replace(task, input=given)
+
+
+def _new_writes(task: Any, writes: list[Any], given: Any) -> None:
+    """POST_STEP sees the node's writes, ``[(channel, value), ...]``; a returned list replaces them."""
+    if given is not writes and isinstance(given, list):
+        task.writes.clear()
+        task.writes.extend(given)
+
+
 def step_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    task = args[0] if args else kwargs["task"]
+    task = args[0] if args else kwargs.get("task")
     if _step_idle(task):
         return wrapped(*args, **kwargs)
     fields = _step_fields(task)
     try:
-        replaced = _step_input(task, fields)
-        if replaced is not None:
-            args, kwargs = _with_input(args, kwargs, "task", replaced)
+        if has_hooks(InterceptionPoint.PRE_STEP):
+            mine = private_copy(task.input)
+            replaced = _replaced_task(task, mine, pre_step(FRAMEWORK, STEP_KIND, task.name, mine, **fields))
+            if replaced is not None:
+                args, kwargs = _with_input(args, kwargs, "task", replaced)
+        started = perf_counter()
         result = wrapped(*args, **kwargs)
-        _step_output(task, fields)
+        if has_hooks(InterceptionPoint.POST_STEP):
+            writes = list(task.writes)
+            _new_writes(task, writes, post_step(FRAMEWORK, STEP_KIND, task.name, writes, started=started, **fields))
         return result
     except HookAborted as aborted:
         _state.record_abort(aborted)
@@ -346,7 +459,7 @@ def step_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[st
 
 
 def astep_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    task = args[0] if args else kwargs["task"]
+    task = args[0] if args else kwargs.get("task")
     if _step_idle(task):
         return wrapped(*args, **kwargs)
     return _astep_run(wrapped, task, args, kwargs)
@@ -355,11 +468,18 @@ def astep_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[s
 async def _astep_run(wrapped: Any, task: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     fields = _step_fields(task)
     try:
-        replaced = _step_input(task, fields)
-        if replaced is not None:
-            args, kwargs = _with_input(args, kwargs, "task", replaced)
+        if has_hooks(InterceptionPoint.PRE_STEP):
+            mine = private_copy(task.input)
+            given = await apre_step(FRAMEWORK, STEP_KIND, task.name, mine, **fields)
+            replaced = _replaced_task(task, mine, given)
+            if replaced is not None:
+                args, kwargs = _with_input(args, kwargs, "task", replaced)
+        started = perf_counter()
         result = await wrapped(*args, **kwargs)
-        _step_output(task, fields)
+        if has_hooks(InterceptionPoint.POST_STEP):
+            writes = list(task.writes)
+            given = await apost_step(FRAMEWORK, STEP_KIND, task.name, writes, started=started, **fields)
+            _new_writes(task, writes, given)
         return result
     except HookAborted as aborted:
         _state.record_abort(aborted)

@@ -14,13 +14,18 @@ with ``on_failure="continue"``) swallowed it.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import weakref
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
+from hookport import registry
 from hookport.boundary import Execution, ReentrancyGuard
+from hookport.calls import model_hooks_active, tool_hooks_active
 from hookport.errors import HookAborted
+from hookport.points import ExtensionPoint, InterceptionPoint
+from hookport.reentry import hooks_off
 
 FRAMEWORK = "langchain"
 DEFAULT_GRAPH_NAME = "LangGraph"
@@ -58,6 +63,60 @@ _run: ContextVar[RunState | None] = ContextVar("hookport_langchain_run", default
 
 model_guard = ReentrancyGuard("langchain_model")
 """Held for a model while its `stream()` runs, so the `invoke()` fallback inside does not dispatch again."""
+
+
+# -- is any hook there? (the first question of every wrapper; `calls.*_hooks_active` answer it too,
+# through three function calls and a generator: these read the chains directly) ----------------
+
+_chains = registry.chains
+_PRE_MODEL, _POST_MODEL, _WRAP_MODEL = (
+    InterceptionPoint.PRE_MODEL_CALL, InterceptionPoint.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL)
+_PRE_STEP, _POST_STEP = InterceptionPoint.PRE_STEP, InterceptionPoint.POST_STEP
+_PRE_TOOL, _POST_TOOL, _WRAP_TOOL = (
+    InterceptionPoint.PRE_TOOL_CALL, InterceptionPoint.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
+
+
+def model_hooks_on() -> bool:
+    """`hookport.calls.model_hooks_active()`, cheaper: a model call here would run a hook."""
+    if hooks_off.get():
+        return False
+    if _chains[_PRE_MODEL] or _chains[_POST_MODEL] or _chains[_WRAP_MODEL]:
+        return True
+    return bool(registry._open_scopes) and model_hooks_active()
+
+
+def step_hooks_on() -> bool:
+    """A LangGraph node run here would fire PRE_STEP or POST_STEP."""
+    if _chains[_PRE_STEP] or _chains[_POST_STEP]:
+        return True
+    return bool(registry._open_scopes) and (registry.has_hooks(_PRE_STEP) or registry.has_hooks(_POST_STEP))
+
+
+def tool_hooks_on() -> bool:
+    """`hookport.calls.tool_hooks_active()`, cheaper: a tool call here would run a hook."""
+    if hooks_off.get():
+        return False
+    if _chains[_PRE_TOOL] or _chains[_POST_TOOL] or _chains[_WRAP_TOOL]:
+        return True
+    return bool(registry._open_scopes) and tool_hooks_active()
+
+
+T = TypeVar("T")
+
+
+def per_object(cache: dict[int, tuple[Any, Any]], obj: Any, compute: Callable[[Any], T]) -> T:
+    """`compute(obj)`, remembered while `obj` lives (by identity: tools and graphs are not hashable
+    by value); an object that cannot be weakly referenced is computed every time."""
+    key = id(obj)
+    entry = cache.get(key)
+    if entry is not None and entry[0]() is obj:
+        return entry[1]  # type: ignore[no-any-return]
+    value = compute(obj)
+    try:
+        cache[key] = (weakref.ref(obj, lambda _, key=key: cache.pop(key, None)), value)
+    except TypeError:
+        pass
+    return value
 
 
 def current() -> RunState | None:

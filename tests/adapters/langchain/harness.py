@@ -257,6 +257,8 @@ class LangChainHarness(Harness):
             self.step_kind = None
             self.not_offered = {
                 "steps": "an LCEL loop has no graph steps (install langgraph for PRE/POST_STEP per node)",
+                "turns__once_per_agent_turn": "an LCEL loop is not an agent graph (agent turns are per "
+                "create_agent / create_react_agent / ToolNode graph invocation: install langgraph)",
             }
 
     def refusal_text(self, tool: str, reason: str) -> str:
@@ -267,7 +269,18 @@ class LangChainHarness(Harness):
     def build(self, script: list[Turn], agent: str, by_ai_count: bool = False) -> tuple[Any, Record]:
         record = Record()
         model = ScriptedChatModel(script=number_tool_calls(script), record=record, by_ai_count=by_ai_count)
-        return build_agent(model, make_tools(record), agent, self.loop), record
+        tools = make_tools(record)
+        self._tools = {t.name: t for t in tools}
+        return build_agent(model, tools, agent, self.loop), record
+
+    def judge(self, prompt: str, answer: str) -> str:
+        """A real chat model call (`invoke`, the same model class) outside any agent."""
+        model = ScriptedChatModel(script=[Turn.final(answer)], record=Record())
+        return str(model.invoke([HumanMessage(content=prompt)]).content)
+
+    def run_tool_directly(self, name: str, args: dict[str, Any]) -> str:
+        """The current run's tool, called through `BaseTool.invoke` (its run is recorded there)."""
+        return str(self._tools[name].invoke(args))
 
     def run(self, script: list[Turn], *, entry: Entry = "sync", agent: str = "alpha", prompt: str = "What is 2 + 3?") -> RunResult:
         graph, record = self.build(script, agent, by_ai_count=entry == "batch")

@@ -105,8 +105,10 @@ def test_a_block_never_runs_the_tool(kind: str, how: str) -> None:
     post = collect(P.POST_TOOL_CALL)
     result = call(t, how, {"a": 2, "b": 3})
     assert runs == []
-    assert post == []
     expected = blocked_message(kind, "not today")
+    assert len(post) == 1, "POST_TOOL_CALL audits the refusal"
+    assert post[0].refused is True and post[0].tool_result == expected and post[0].duration_ms == 0.0
+    assert isinstance(post[0].refusal, HookAborted) and post[0].refusal.reason == "not today"
     assert kind in expected and "not today" in expected
     if how in ("tool_call", "atool_call"):
         assert isinstance(result, ToolMessage)
@@ -114,6 +116,17 @@ def test_a_block_never_runs_the_tool(kind: str, how: str) -> None:
         assert result.name == kind
     else:
         assert result == expected
+
+
+@pytest.mark.parametrize("how", ["tool_call", "atool_call"])
+def test_an_audit_hook_may_reword_the_refusal_the_model_sees(how: str) -> None:
+    runs: list[tuple[str, dict[str, Any]]] = []
+    t = make_tools(runs)["structured"]
+    on(P.PRE_TOOL_CALL)(lambda ctx: False)
+    on(P.POST_TOOL_CALL)(lambda ctx: "refused by policy P-7" if ctx.refused else None)
+    result = call(t, how, {"a": 2, "b": 3})
+    assert runs == []
+    assert isinstance(result, ToolMessage) and result.status == "error" and result.content == "refused by policy P-7"
 
 
 @pytest.mark.parametrize(
