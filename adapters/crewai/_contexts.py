@@ -134,8 +134,11 @@ def crew_of_task(task: Any, agent: Any = None) -> Any:
     return None
 
 
-def boundary_context_from_native(point: InterceptionPoint, native: Any) -> InterceptionContext:
-    """From crewai's dataclass contexts (``crewai.hooks.contexts``, 1.15.3+)."""
+def boundary_context_from_native(
+    point: InterceptionPoint, native: Any, duration_ms: float | None = None
+) -> InterceptionContext:
+    """From crewai's dataclass contexts (``crewai.hooks.contexts``, 1.15.3+); `duration_ms`
+    for OUTPUT, EXECUTION_END and POST_STEP (crewai's contexts carry none)."""
     agent = getattr(native, "agent", None)
     task = getattr(native, "task", None)
     crew = getattr(native, "crew", None)
@@ -154,13 +157,14 @@ def boundary_context_from_native(point: InterceptionPoint, native: Any) -> Inter
     if point is P.INPUT:
         return InputContext(payload, inputs=getattr(native, "inputs", None), **fields)
     if point is P.OUTPUT:
-        return OutputContext(payload, output=getattr(native, "output", payload), **fields)
+        return OutputContext(payload, output=getattr(native, "output", payload), duration_ms=duration_ms, **fields)
     if point is P.EXECUTION_END:
         return ExecutionEndContext(
             payload,
             output=getattr(native, "output", payload),
             status=getattr(native, "status", "completed") or "completed",
             error=getattr(native, "error", None),
+            duration_ms=duration_ms,
             **fields,
         )
     kind = getattr(native, "kind", None)
@@ -171,5 +175,6 @@ def boundary_context_from_native(point: InterceptionPoint, native: Any) -> Inter
         kind=kind,
         step_name=getattr(native, "step_name", None),
         output=getattr(native, "output", None),
+        duration_ms=duration_ms,
         **fields,
     )
