@@ -148,6 +148,8 @@ class CrewAIAdapter(Adapter):
             targets.append(Target("crewai.agent.core", "Agent.aexecute_task", refuse, ALL_POINTS, mode="async"))
         if _source_has("agent/core.py", "    def kickoff("):
             targets.append(Target("crewai.agent.core", "Agent.kickoff", agent_turn(entry_point()), ALL_POINTS))
+        if _source_has("agent/core.py", "    async def akickoff("):
+            targets.append(Target("crewai.agent.core", "Agent.akickoff", agent_turn(entry_point()), ALL_POINTS, mode="async"))
         if native:
             from hookport.adapters.crewai._native import end_after_failure
 

@@ -103,7 +103,7 @@ def _react_answer(text: str) -> str:
 class _ModelCall:
     """One agent model call: the context hookport's hooks share from PRE to POST."""
 
-    __slots__ = ("llm", "executor", "agent", "task", "ctx")
+    __slots__ = ("llm", "executor", "agent", "task", "ctx", "react")
 
     def __init__(self, fn: Wrapped, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         self.llm = args[0] if args else kwargs.get("llm")
@@ -111,6 +111,8 @@ class _ModelCall:
         self.agent = argument(fn, args, kwargs, "from_agent")
         self.task = argument(fn, args, kwargs, "from_task")
         self.ctx: LLMCallHookContext | None = None
+        self.react = False
+        """A wrap hook answered with plain text on the ReAct path: made a final answer after POST."""
 
     def context(self, messages: Any) -> LLMCallHookContext:
         executor = self.executor
@@ -128,10 +130,11 @@ class _ModelCall:
         self.ctx = ctx
         return ctx
 
-    @staticmethod
-    def coerce(value: Any, kwargs: dict[str, Any]) -> Any:
+    def coerce(self, value: Any, kwargs: dict[str, Any]) -> Any:
+        """A wrap hook's result: on the ReAct text path a plain string becomes a final answer
+        once the POST hooks have seen it as it is."""
         if isinstance(value, str) and not kwargs.get("tools"):
-            return _react_answer(value)
+            self.react = True
         return value
 
     def send(self, messages: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -205,19 +208,22 @@ class _ModelCall:
                 return answer
         return answer
 
+    def _final(self, answer: Any) -> Any:
+        return _react_answer(answer) if self.react and isinstance(answer, str) else answer
+
     def finish(self, answer: Any) -> Any:
         original = self._answered(answer)
         if original is None:
-            return answer
+            return self._final(answer)
         run_chain(P.POST_MODEL_CALL, self.ctx)
-        return self._replaced(answer, original)
+        return self._final(self._replaced(answer, original))
 
     async def afinish(self, answer: Any) -> Any:
         original = self._answered(answer)
         if original is None:
-            return answer
+            return self._final(answer)
         await arun_chain(P.POST_MODEL_CALL, self.ctx)
-        return self._replaced(answer, original)
+        return self._final(self._replaced(answer, original))
 
 
 class _HookedLLM:
