@@ -195,6 +195,13 @@ class CrewAIAdapter(Adapter):
         targets = [
             Target("crewai.agent.core", "Agent._check_execution_error", _native.check_execution_error_wrapper, ALL_POINTS),
         ]
+        pre_post = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
+        for module in _native.TOOL_HOOK_IMPORTERS:
+            relative = _module_file(module)
+            if _source_matches(relative, r"\brun_before_tool_call_hooks\b"):
+                targets.append(Target(module, "run_before_tool_call_hooks", _native.before_tool_hooks, pre_post))
+            if _source_matches(relative, r"\brun_after_tool_call_hooks\b"):
+                targets.append(Target(module, "run_after_tool_call_hooks", _native.after_tool_hooks, pre_post))
         return targets + self._call_targets() + self._abort_targets(native=True)
 
     def _legacy_targets(self) -> list[Target]:

@@ -2,15 +2,16 @@
 
 These releases have only the four legacy hook families. hookport attaches:
 
-- model calls: around the executor seams crewai runs its legacy model hooks in
-  (``agent_utils._setup_before/after_llm_call_hooks``) and, where they exist,
-  the direct-call seams of the LLM layer (``BaseLLM._invoke_before/after_llm_call_hooks``);
-  hookport's chain runs after crewai's own hooks, on the same live message list;
+- model calls of an agent: ``_calls`` (every release); direct model calls:
+  the LLM layer's seams (``BaseLLM._invoke_before/after_llm_call_hooks``) where
+  they exist, ``LLM.call`` and the providers' ``call`` before; hookport's chain
+  runs after crewai's own hooks, on the same live message list;
 - tool calls: crewai reads its tool-hook lists through ``get_*_tool_call_hooks()``
   (a ``.copy()`` of a module-level list) on every path, ReAct and native. The
   list is swapped for a `BridgedHookList` whose copy ends with a bridge while a
   hookport hook is registered for the point; crewai's loop then refuses a tool
-  exactly as for its own ``return False``;
+  exactly as for its own ``return False``. On the ReAct sites, whose loop runs
+  no after-hooks for a refusal, hookport fires POST_TOOL_CALL itself;
 - crews, flows, tasks and flow methods: wrapt wrappers that fire the boundary
   and step points the way crewai >= 1.15.3 does natively.
 """

@@ -7,10 +7,12 @@ whose call sites it does not wrap itself: crewai resolves a point's hooks
 through ``crewai.hooks.dispatch._resolve_hooks``, which is replaced so that,
 while at least one hookport hook is registered for the point, the resolved
 list ends with one bridge callable that runs hookport's chain (after crewai's
-own hooks, as crewai's order wants). An agent's model calls are not bridged:
-``_calls`` dispatches them around the real call, outside crewai's dispatcher
-(so they cost no crewai `HookDispatchedEvent`); only direct ``llm.call()``s
-reach hookport through crewai's LLM layer.
+own hooks, as crewai's order wants). Model and tool calls are not bridged:
+an agent's model calls are dispatched by ``_calls`` around the real call, and
+tool calls right after crewai's own tool hooks (``run_before/after_tool_call_hooks``),
+both outside crewai's dispatcher, so they cost no crewai `HookDispatchedEvent`
+(60-110 us each); only direct ``llm.call()``s reach hookport through crewai's
+LLM layer.
 
 Nothing is added to crewai's registries: ``crewai.hooks.get_*_hooks()``,
 ``clear_*`` and crewai's own hooks behave exactly as without hookport, and a
@@ -185,8 +187,6 @@ def make_bridges() -> dict[str, Bridge]:
     bridges: dict[str, Bridge] = {
         P.PRE_MODEL_CALL.value: _pre_model,
         P.POST_MODEL_CALL.value: _post_model,
-        P.PRE_TOOL_CALL.value: pre_tool,
-        P.POST_TOOL_CALL.value: post_tool,
     }
     for point in (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END, P.PRE_STEP, P.POST_STEP):
         bridges[point.value] = _boundary(point)
@@ -218,14 +218,11 @@ def with_bridge(hooks: list[Any], route: tuple[InterceptionPoint, Bridge] | None
 
 def _opens(point: InterceptionPoint) -> bool:
     """A point bridged for the hooks of a later one: START opens the run (and its clock) that
-    OUTPUT / END close, PRE_STEP the step POST_STEP times, PRE_TOOL_CALL the call that POST
-    and the wrap hooks share."""
+    OUTPUT / END close, PRE_STEP the step POST_STEP times."""
     if point is P.EXECUTION_START:
         return has_hooks(P.EXECUTION_END) or has_hooks(P.OUTPUT)
     if point is P.PRE_STEP:
         return has_hooks(P.POST_STEP)
-    if point is P.PRE_TOOL_CALL:
-        return tool_points_active()
     return False
 
 
@@ -247,6 +244,47 @@ def make_resolve_hooks(original: Callable[[Any], list[Any]]) -> Callable[[Any], 
     functools.update_wrapper(_resolve_hooks, original)  # keeps __wrapped__ = crewai's function
     _resolve_hooks.__hookport_patch__ = True  # type: ignore[attr-defined]
     return _resolve_hooks
+
+
+def _hook_context(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return args[0] if args else kwargs.get("context")
+
+
+def before_tool_hooks(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``tool_hooks.run_before_tool_call_hooks(context) -> blocked``, which every tool site calls:
+    crewai's own hooks, then hookport's PRE_TOOL_CALL (outside crewai's dispatcher, so it costs
+    no crewai `HookDispatchedEvent`). When crewai's hook refused, hookport's chain does not run,
+    as if it were the last hook of crewai's list."""
+    blocked = wrapped(*args, **kwargs)
+    if blocked or not tool_points_active():
+        return blocked
+    return pre_tool(_hook_context(args, kwargs)) is False
+
+
+def after_tool_hooks(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``tool_hooks.run_after_tool_call_hooks(context) -> result``: crewai's hooks, then hookport's."""
+    result = wrapped(*args, **kwargs)
+    if not has_hooks(P.POST_TOOL_CALL):
+        return result
+    native = _hook_context(args, kwargs)
+    replaced = post_tool(native)
+    if replaced is None:
+        return result
+    try:
+        native.tool_result = replaced
+    except (AttributeError, TypeError):
+        pass
+    return replaced
+
+
+TOOL_HOOK_IMPORTERS = (
+    "crewai.hooks.tool_hooks",
+    "crewai.utilities.tool_utils",
+    "crewai.agents.agent_executor",
+    "crewai.agents.crew_agent_executor",
+    "crewai.experimental.agent_executor",
+)
+"""Where ``run_before/after_tool_call_hooks`` live or are imported by name (it depends on the release)."""
 
 
 def check_execution_error_wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
