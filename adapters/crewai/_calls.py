@@ -29,6 +29,8 @@ from contextvars import ContextVar
 from time import perf_counter
 from typing import Any
 
+import wrapt
+
 from hookport.adapters.crewai import _aborts
 from hookport.adapters.crewai._chain import arun_chain, refusal_of, run_chain
 from hookport.adapters.crewai._contexts import agent_of_executor, model_context, tool_context_from_native
@@ -255,10 +257,21 @@ def _with_llm(args: tuple[Any, ...], kwargs: dict[str, Any], llm: Any) -> tuple[
     return args, {**kwargs, "llm": llm}
 
 
+_FUNCTION_WRAPPER = getattr(wrapt, "BaseObjectProxy", wrapt.ObjectProxy)
+"""What wrapt's FunctionWrapper derives from (wrapt 2 moved it off `ObjectProxy`)."""
+
+
+def wrapped_twice(wrapped: Wrapped) -> bool:
+    """True when `wrapped` is itself hookport's wrapper: a module imported the function by name
+    after its home module was patched (install before import), and its own copy was patched
+    again. The inner wrapper does the work; the outer one only calls through."""
+    return isinstance(wrapped, _FUNCTION_WRAPPER)
+
+
 def llm_response(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``get_llm_response(llm, messages, ...)``: one agent model call."""
     _aborts.raise_pending()  # no model call after an abort crewai swallowed
-    if not model_hooks_active():
+    if wrapped_twice(wrapped) or not model_hooks_active():
         return wrapped(*args, **kwargs)
     call = _ModelCall(wrapped, args, kwargs)
     args, kwargs = _with_llm(args, kwargs, _HookedLLM(call.llm, call))
@@ -274,7 +287,7 @@ def allm_response(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs
 
 async def _allm_response(wrapped: Wrapped, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     _aborts.raise_pending()
-    if not model_hooks_active():
+    if wrapped_twice(wrapped) or not model_hooks_active():
         return await wrapped(*args, **kwargs)
     call = _ModelCall(wrapped, args, kwargs)
     args, kwargs = _with_llm(args, kwargs, _HookedLLM(call.llm, call))

@@ -33,7 +33,13 @@ from hookport.adapters.crewai._contexts import (
     boundary_context_from_native,
     model_context_from_native,
 )
-from hookport.adapters.crewai._calls import inside_agent_model_call, post_tool, pre_tool, tool_points_active
+from hookport.adapters.crewai._calls import (
+    inside_agent_model_call,
+    post_tool,
+    pre_tool,
+    tool_points_active,
+    wrapped_twice,
+)
 from hookport.adapters.crewai._chain import run_chain, run_quietly
 from hookport.adapters.crewai._runs import nested_run
 from hookport.adapters.crewai._contexts import FRAMEWORK
@@ -256,7 +262,7 @@ def before_tool_hooks(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs
     no crewai `HookDispatchedEvent`). When crewai's hook refused, hookport's chain does not run,
     as if it were the last hook of crewai's list."""
     blocked = wrapped(*args, **kwargs)
-    if blocked or not tool_points_active():
+    if blocked or wrapped_twice(wrapped) or not tool_points_active():
         return blocked
     return pre_tool(_hook_context(args, kwargs)) is False
 
@@ -264,7 +270,7 @@ def before_tool_hooks(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs
 def after_tool_hooks(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``tool_hooks.run_after_tool_call_hooks(context) -> result``: crewai's hooks, then hookport's."""
     result = wrapped(*args, **kwargs)
-    if not has_hooks(P.POST_TOOL_CALL):
+    if wrapped_twice(wrapped) or not has_hooks(P.POST_TOOL_CALL):
         return result
     native = _hook_context(args, kwargs)
     replaced = post_tool(native)
