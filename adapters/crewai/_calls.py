@@ -34,7 +34,6 @@ import wrapt
 from hookport.adapters.crewai import _aborts
 from hookport.adapters.crewai._chain import arun_chain, refusal_of, run_chain
 from hookport.adapters.crewai._contexts import agent_of_executor, model_context, tool_context_from_native
-from hookport.boundary import ReentrancyGuard
 from hookport.calls import MODEL_LAYER, TOOL_LAYER, model_hooks_active
 from hookport.contexts import LLMCallHookContext, ToolCallHookContext
 from hookport.errors import HookAborted
@@ -49,33 +48,31 @@ Wrapped = Callable[..., Any]
 BLOCKED = "Tool execution blocked by hook. Tool: {name}"
 """crewai's text for a refused tool."""
 
-EXECUTOR_CALL = ReentrancyGuard("crewai_agent_model_call")
-"""Held for one agent model call: crewai's own model dispatch inside it is not bridged again."""
+_agent_call: ContextVar[bool] = ContextVar("hookport_crewai_agent_model_call", default=False)
+"""True during one agent model call: crewai's own model dispatch inside it is not bridged again."""
 
 
 # -- reading a call's arguments -------------------------------------------------------------------
 
-_PARAMS: dict[Any, tuple[str, ...]] = {}
+_PARAMS: dict[Any, dict[str, int]] = {}
 
 
-def _param_names(fn: Wrapped) -> tuple[str, ...]:
-    names = _PARAMS.get(fn)
-    if names is None:
+def _positions(fn: Wrapped) -> dict[str, int]:
+    positions = _PARAMS.get(fn)
+    if positions is None:
         try:
-            names = tuple(inspect.signature(fn).parameters)
+            positions = {name: index for index, name in enumerate(inspect.signature(fn).parameters)}
         except (TypeError, ValueError):
-            names = ()
-        _PARAMS[fn] = names
-    return names
+            positions = {}
+        _PARAMS[fn] = positions
+    return positions
 
 
 def argument(fn: Wrapped, args: tuple[Any, ...], kwargs: dict[str, Any], name: str) -> Any:
     """The argument `name` of a call of `fn`, given positionally or by name."""
-    names = _param_names(fn)
-    if name in names:
-        index = names.index(name)
-        if index < len(args):
-            return args[index]
+    index = _positions(fn).get(name)
+    if index is not None and index < len(args):
+        return args[index]
     return kwargs.get(name)
 
 
@@ -275,8 +272,11 @@ def llm_response(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs:
         return wrapped(*args, **kwargs)
     call = _ModelCall(wrapped, args, kwargs)
     args, kwargs = _with_llm(args, kwargs, _HookedLLM(call.llm, call))
-    with EXECUTOR_CALL.hold():
+    token = _agent_call.set(True)
+    try:
         answer = wrapped(*args, **kwargs)
+    finally:
+        _agent_call.reset(token)
     return call.finish(answer)
 
 
@@ -291,14 +291,17 @@ async def _allm_response(wrapped: Wrapped, args: tuple[Any, ...], kwargs: dict[s
         return await wrapped(*args, **kwargs)
     call = _ModelCall(wrapped, args, kwargs)
     args, kwargs = _with_llm(args, kwargs, _HookedLLM(call.llm, call))
-    with EXECUTOR_CALL.hold():
+    token = _agent_call.set(True)
+    try:
         answer = await wrapped(*args, **kwargs)
+    finally:
+        _agent_call.reset(token)
     return await call.afinish(answer)
 
 
 def inside_agent_model_call() -> bool:
     """True while an agent model call dispatches hookport's model points itself."""
-    return EXECUTOR_CALL.any_held() or MODEL_LAYER.any_held()
+    return _agent_call.get() or MODEL_LAYER.any_held()
 
 
 # -- tool calls ---------------------------------------------------------------------------------------------

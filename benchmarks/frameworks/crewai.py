@@ -8,6 +8,7 @@ work hookport's ``pre+post`` configuration does.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import tempfile
@@ -127,3 +128,106 @@ BENCH = FrameworkBench(
     native=native_hooks,
     calls_per_round=20,
 )
+
+
+# -- per call, isolated: `python -m benchmarks.frameworks.crewai` ------------------------------------------
+
+
+def _per_call_us(fn: Callable[[], Any], calls: int = 2000, rounds: int = 7) -> float:
+    import statistics
+    import time
+
+    samples = []
+    for _ in range(rounds):
+        started = time.thread_time()
+        for _ in range(calls):
+            fn()
+        samples.append((time.thread_time() - started) / calls * 1e6)
+    return statistics.median(samples)
+
+
+def per_call() -> str:
+    """What one model call and one tool call cost on crewai's own call path, without the rest
+    of a kickoff (whose ~30-50 ms and its noise hide differences of a few hundred µs).
+
+    Model: crewai's ``get_llm_response`` with an executor (so crewai's own model hooks run
+    where they would); tool: crewai's ``run_before/after_tool_call_hooks`` around a tool's
+    ``run``. Each as: crewai alone, hookport installed with no hook, no-op PRE+POST hookport
+    hooks, crewai's own no-op hooks doing the same.
+    """
+    try:
+        from crewai_core.printer import Printer
+    except ImportError:  # before crewai-core
+        from crewai.utilities.printer import Printer
+    from crewai.hooks.tool_hooks import ToolCallHookContext
+
+    import crewai.hooks.tool_hooks as tool_hooks
+    import crewai.utilities.agent_utils as agent_utils
+    from hookport import InterceptionPoint as P
+    from hookport import adapters, clear_all_hooks, register_hook
+
+    agent = Agent(role="alpha", goal="g", backstory="b", llm=BenchLLM(model="bench"), tools=[AddNumbers()],
+                  verbose=False)
+    task = Task(description="What is 2 + 3?", expected_output="A number.", agent=agent)
+    tool = AddNumbers()
+
+    class Executor:  # what crewai's model seams read from an agent executor
+        def __init__(self) -> None:
+            self.messages = [{"role": "user", "content": "What is 2 + 3?"}, {"role": "assistant", "content": "x"}]
+            self.agent, self.task, self.crew, self.llm, self.iterations = agent, task, None, agent.llm, 0
+            self.before_llm_call_hooks: list[Any] = []
+            self.after_llm_call_hooks: list[Any] = []
+
+    printer = Printer()
+    quiet = {"verbose": False} if "verbose" in inspect.signature(agent_utils.get_llm_response).parameters else {}
+
+    def model() -> Any:
+        executor = Executor()
+        import crewai.hooks.llm_hooks as llm_hooks
+
+        executor.before_llm_call_hooks = llm_hooks.get_before_llm_call_hooks()
+        executor.after_llm_call_hooks = llm_hooks.get_after_llm_call_hooks()
+        return agent_utils.get_llm_response(agent.llm, executor.messages, [], printer, executor_context=executor,
+                                            **quiet)
+
+    def tool_call() -> Any:
+        ctx = ToolCallHookContext(tool_name="add_numbers", tool_input={"a": 2, "b": 3}, tool=None, agent=agent,
+                                  task=task)
+        if not tool_hooks.run_before_tool_call_hooks(ctx):
+            ctx.tool_result = tool.run(a=2, b=3)
+        return tool_hooks.run_after_tool_call_hooks(ctx)
+
+    rows = []
+    calls: list[tuple[str, Callable[[], Any]]] = [("model call", model)]
+    if hasattr(tool_hooks, "run_before_tool_call_hooks"):  # 1.15.3+: the tool sites' shared hook runner
+        calls.append(("tool call", tool_call))
+    for label, fn in calls:
+        figures = {}
+        for config in ("crewai alone", "installed", "pre+post", "crewai hooks"):
+            clear_all_hooks()
+            if config in ("installed", "pre+post"):
+                adapters.install("crewai")
+            else:
+                adapters.uninstall("crewai")
+            if config == "pre+post":
+                for point in (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, P.PRE_TOOL_CALL, P.POST_TOOL_CALL):
+                    register_hook(point, _noop)
+            with native_hooks() if config == "crewai hooks" else _nothing():
+                fn()
+                figures[config] = _per_call_us(fn, calls=300)
+        base = figures["crewai alone"]
+        rows.append(f"| {label} | {base:.1f} us | " + " | ".join(
+            f"+{figures[c] - base:.1f} us" for c in ("installed", "pre+post", "crewai hooks")) + " |")
+    clear_all_hooks()
+    adapters.uninstall("crewai")
+    head = "| per call | crewai alone | installed, no hook | no-op PRE+POST (hookport) | no-op before+after (crewai) |"
+    return "\n".join([head, "|---|---|---|---|---|", *rows])
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+if __name__ == "__main__":
+    print(per_call())
