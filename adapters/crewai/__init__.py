@@ -27,7 +27,7 @@ from hookport.adapters._base import Adapter, InstallReport, Target
 from hookport.adapters._versions import installed_version, release
 from hookport.points import ExtensionPoint, InterceptionPoint
 
-__all__ = ["CrewAIAdapter", "NATIVE_DISPATCH_SINCE", "uses_native_dispatch"]
+__all__ = ["CrewAIAdapter", "NATIVE_DISPATCH_SINCE", "drives_native_tool_calls", "uses_native_dispatch"]
 
 P = InterceptionPoint
 EP = ExtensionPoint
@@ -71,6 +71,13 @@ def _source_count(relative: str, needle: str) -> int:
 
 def _source_matches(relative: str, pattern: str) -> bool:
     return re.search(pattern, _source(relative)) is not None
+
+
+def drives_native_tool_calls() -> bool:
+    """Whether this crewai's agent executor drives native function calling (1.5 / 1.6 do not:
+    they call tools through the ReAct text protocol only)."""
+    executors = ("agents/agent_executor.py", "agents/crew_agent_executor.py", "experimental/agent_executor.py")
+    return any("native_tool" in _source(relative) for relative in executors)
 
 
 LLM_RESPONSE_IMPORTERS = (

@@ -99,7 +99,9 @@ _open_runs: set[int] = set()
 
 _clocks: dict[Any, float] = {}
 """When a run (by owner) or a step (by task / flow method) started: OUTPUT, END and
-POST_STEP report `duration_ms` from it."""
+POST_STEP report `duration_ms` from it. A step that raised never reads its clock, so
+the oldest clocks are dropped past `_MAX_CLOCKS`."""
+_MAX_CLOCKS = 4096
 
 
 def _owner(native: Any) -> Any:
@@ -120,6 +122,9 @@ def _duration(point: InterceptionPoint, native: Any) -> float | None:
     key = _clock_key(point, native)
     now = perf_counter()
     if point in (P.EXECUTION_START, P.PRE_STEP):
+        if len(_clocks) >= _MAX_CLOCKS:
+            for stale in list(_clocks)[: _MAX_CLOCKS // 2]:
+                _clocks.pop(stale, None)
         _clocks[key] = now
         return None
     started = _clocks.pop(key, None) if point in (P.EXECUTION_END, P.POST_STEP) else _clocks.get(key)

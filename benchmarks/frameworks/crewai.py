@@ -26,22 +26,10 @@ from crewai.tools import BaseTool  # noqa: E402
 from pydantic import BaseModel, Field  # noqa: E402
 
 from benchmarks.adapters import FrameworkBench  # noqa: E402
+from hookport.adapters.crewai import drives_native_tool_calls  # noqa: E402
 
 
-def _native_tools_supported() -> bool:
-    from pathlib import Path
-
-    import crewai
-
-    root = Path(crewai.__file__).parent
-    for relative in ("agents/agent_executor.py", "agents/crew_agent_executor.py", "experimental/agent_executor.py"):
-        path = root / relative
-        if path.exists() and "native_tool" in path.read_text(encoding="utf-8"):
-            return True
-    return False
-
-
-NATIVE = _native_tools_supported()
+NATIVE = drives_native_tool_calls()
 
 
 class BenchLLM(BaseLLM):

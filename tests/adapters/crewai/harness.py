@@ -47,6 +47,7 @@ from crewai import Agent, BaseLLM, Crew, Process, Task  # noqa: E402
 from crewai.tools import BaseTool  # noqa: E402
 from pydantic import BaseModel, Field  # noqa: E402
 
+from hookport.adapters.crewai import drives_native_tool_calls  # noqa: E402
 from tests.conformance.harness import Entry, Harness, RunResult, Turn, number_tool_calls  # noqa: E402
 
 Mode = Literal["react", "native", "provider"]
@@ -200,19 +201,7 @@ class PurgeRecordsTool(BaseTool):
 # -- the harness ---------------------------------------------------------------------------------------------------
 
 
-def native_tools_supported() -> bool:
-    """Whether this crewai's agent executor drives native function calling (not in 1.5 / 1.6)."""
-    from pathlib import Path
-
-    root = Path(crewai.__file__).parent
-    for relative in ("agents/agent_executor.py", "agents/crew_agent_executor.py", "experimental/agent_executor.py"):
-        path = root / relative
-        if path.exists() and "native_tool" in path.read_text(encoding="utf-8"):
-            return True
-    return False
-
-
-NATIVE_TOOLS = native_tools_supported()
+NATIVE_TOOLS = drives_native_tool_calls()
 
 
 def _has(obj: Any, name: str) -> bool:

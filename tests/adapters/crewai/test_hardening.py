@@ -343,3 +343,30 @@ def test_model_wrap_short_circuit_on_the_react_path(installed: adapters.InstallR
     result = CrewAIHarness(mode="react").run([Turn.final("never asked")])
     result.raise_error()
     assert result.model_inputs == [] and result.output == "served from cache"
+
+
+@pytest.mark.parametrize("entry", ["sync", "async"])
+def test_async_boundary_and_step_hooks_run_to_completion(harness: CrewAIHarness, entry: str) -> None:
+    """crewai dispatches boundaries and steps synchronously (also inside akickoff): async hooks
+    there still run to completion before crewai goes on, and their edits count."""
+    seen: list[str] = []
+
+    @on(P.EXECUTION_START)
+    async def start(ctx: Any) -> None:
+        await asyncio.sleep(0)
+        seen.append("start")
+
+    @on(P.POST_STEP)
+    async def step(ctx: Any) -> None:
+        await asyncio.sleep(0)
+        seen.append(f"step:{ctx.kind}")
+
+    @on(P.OUTPUT)
+    async def redact(ctx: Any) -> None:
+        await asyncio.sleep(0)
+        ctx.text = ctx.text.replace("4111", "[CARD]")
+
+    result = harness.run([Turn.final("card 4111")], entry=entry)  # type: ignore[arg-type]
+    result.raise_error()
+    assert seen == ["start", "step:task"]
+    assert result.output == "card [CARD]"
