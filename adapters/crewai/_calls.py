@@ -102,7 +102,7 @@ def _react_answer(text: str) -> str:
 class _ModelCall:
     """One agent model call: the context hookport's hooks share from PRE to POST."""
 
-    __slots__ = ("llm", "executor", "agent", "task", "ctx", "react")
+    __slots__ = ("llm", "executor", "agent", "task", "ctx", "react", "answered")
 
     def __init__(self, fn: Wrapped, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         self.llm = args[0] if args else kwargs.get("llm")
@@ -112,6 +112,8 @@ class _ModelCall:
         self.ctx: LLMCallHookContext | None = None
         self.react = False
         """A wrap hook answered with plain text on the ReAct path: made a final answer after POST."""
+        self.answered: Any = None
+        """What the real model call returned last (a wrap hook may return something else)."""
 
     def context(self, messages: Any) -> LLMCallHookContext:
         executor = self.executor
@@ -130,11 +132,25 @@ class _ModelCall:
         return ctx
 
     def coerce(self, value: Any, kwargs: dict[str, Any]) -> Any:
-        """A wrap hook's result: on the ReAct text path a plain string becomes a final answer
-        once the POST hooks have seen it as it is."""
-        if isinstance(value, str) and not kwargs.get("tools"):
+        """A wrap hook's result: on the ReAct text path a string of the hook's own (not the
+        model's answer) becomes a final answer once the POST hooks have seen it as it is."""
+        if isinstance(value, str) and value is not self.answered and not kwargs.get("tools"):
             self.react = True
         return value
+
+    def _real(self, call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Callable[[Any], Any]:
+        def send(ctx: LLMCallHookContext) -> Any:
+            self.answered = call(ctx.messages, *args, **kwargs)
+            return self.answered
+
+        return send
+
+    def _areal(self, call: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Callable[[Any], Any]:
+        async def send(ctx: LLMCallHookContext) -> Any:
+            self.answered = await call(ctx.messages, *args, **kwargs)
+            return self.answered
+
+        return send
 
     def send(self, messages: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """PRE_MODEL_CALL, then the real ``llm.call`` inside the wrap hooks (crewai's before-hooks ran)."""
@@ -145,9 +161,7 @@ class _ModelCall:
         with MODEL_LAYER.hold():
             if has_hooks(W.WRAP_MODEL_CALL):
                 try:
-                    result = self.coerce(
-                        run_wrapped(W.WRAP_MODEL_CALL, ctx, lambda c: real(c.messages, *args, **kwargs)), kwargs
-                    )
+                    result = self.coerce(run_wrapped(W.WRAP_MODEL_CALL, ctx, self._real(real, args, kwargs)), kwargs)
                 except HookAborted as error:
                     raise _aborts.record(error) from None
             else:
@@ -164,8 +178,7 @@ class _ModelCall:
             if has_hooks(W.WRAP_MODEL_CALL):
                 try:
                     result = self.coerce(
-                        await arun_wrapped(W.WRAP_MODEL_CALL, ctx, lambda c: real(c.messages, *args, **kwargs)),
-                        kwargs,
+                        await arun_wrapped(W.WRAP_MODEL_CALL, ctx, self._areal(real, args, kwargs)), kwargs
                     )
                 except HookAborted as error:
                     raise _aborts.record(error) from None
