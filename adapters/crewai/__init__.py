@@ -253,7 +253,7 @@ class CrewAIAdapter(Adapter):
     # -- lifecycle ----------------------------------------------------------------------------
 
     def activate(self, report: InstallReport) -> None:
-        from hookport.adapters.crewai import _aborts
+        from hookport.adapters.crewai import _aborts, _contexts
 
         native = uses_native_dispatch(report.version)
         if native:
@@ -265,6 +265,7 @@ class CrewAIAdapter(Adapter):
             report.pending.append("crewai.hooks.tool_hooks:_before_tool_call_hooks")
             report.pending.append("crewai.hooks.tool_hooks:_after_tool_call_hooks")
             self._when_imported("crewai.hooks.tool_hooks", self._attach_tool_lists)
+        self._when_imported("crewai.crews.crew_output", _contexts.register_crew_output)
         super().activate(report)
 
     def deactivate(self) -> None:

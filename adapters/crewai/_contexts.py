@@ -178,3 +178,29 @@ def boundary_context_from_native(
         duration_ms=duration_ms,
         **fields,
     )
+
+
+_answer_types_registered = False
+
+
+def register_crew_output(module: Any) -> None:
+    """``OutputContext.text`` on a crew's result: `CrewOutput.raw` (once per process)."""
+    global _answer_types_registered
+    crew_output = getattr(module, "CrewOutput", None)
+    if _answer_types_registered or not isinstance(crew_output, type):
+        return
+    from hookport.answers import register_answer_type
+
+    register_answer_type(crew_output, _raw_text, _with_raw)
+    _answer_types_registered = True
+
+
+def _raw_text(output: Any) -> str | None:
+    raw = getattr(output, "raw", None)
+    return raw if isinstance(raw, str) else None
+
+
+def _with_raw(output: Any, text: str) -> Any:
+    """A copy of the crew's output with the new answer; crewai >= 1.15.3 writes ``raw``
+    back to the final task's output when OUTPUT's payload changed."""
+    return output.model_copy(update={"raw": text})
