@@ -15,6 +15,7 @@ abort leaves ``kickoff()`` at once on every release (``_aborts``).
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,11 +25,12 @@ import wrapt
 
 from hookport.adapters._base import Adapter, InstallReport, Target
 from hookport.adapters._versions import installed_version, release
-from hookport.points import InterceptionPoint
+from hookport.points import ExtensionPoint, InterceptionPoint
 
-__all__ = ["CrewAIAdapter", "NATIVE_DISPATCH_SINCE", "uses_native_dispatch"]
+__all__ = ["CrewAIAdapter", "NATIVE_DISPATCH_SINCE", "drives_native_tool_calls", "uses_native_dispatch"]
 
 P = InterceptionPoint
+EP = ExtensionPoint
 ALL_POINTS = tuple(InterceptionPoint)
 RESOLVE_TARGET = "crewai.hooks.dispatch:_resolve_hooks"
 NATIVE_DISPATCH_SINCE = (1, 15, 3)
@@ -47,15 +49,44 @@ def _package_dir() -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def _source_has(relative: str, needle: str) -> bool:
-    """Whether a crewai source file contains `needle` (a call site that moved between releases)."""
+def _source(relative: str) -> str:
+    """A crewai source file's text ("" when it does not exist), read without importing crewai."""
     root = _package_dir()
     if root is None:
-        return False
+        return ""
     try:
-        return needle in (root / relative).read_text(encoding="utf-8")
+        return (root / relative).read_text(encoding="utf-8")
     except OSError:
-        return False
+        return ""
+
+
+def _source_has(relative: str, needle: str) -> bool:
+    """Whether a crewai source file contains `needle` (a call site that moved between releases)."""
+    return needle in _source(relative)
+
+
+def _source_count(relative: str, needle: str) -> int:
+    return _source(relative).count(needle)
+
+
+def _source_matches(relative: str, pattern: str) -> bool:
+    return re.search(pattern, _source(relative)) is not None
+
+
+def drives_native_tool_calls() -> bool:
+    """Whether this crewai's agent executor drives native function calling (1.5 / 1.6 do not:
+    they call tools through the ReAct text protocol only)."""
+    executors = ("agents/agent_executor.py", "agents/crew_agent_executor.py", "experimental/agent_executor.py")
+    return any("native_tool" in _source(relative) for relative in executors)
+
+
+LLM_RESPONSE_IMPORTERS = (
+    "crewai.agents.agent_executor",
+    "crewai.agents.crew_agent_executor",
+    "crewai.experimental.agent_executor",
+    "crewai.lite_agent",
+)
+"""Modules that import ``get_llm_response`` by name (which ones exist depends on the release)."""
 
 
 def _flow_module() -> str:
@@ -113,61 +144,81 @@ class CrewAIAdapter(Adapter):
         return self._legacy_targets()
 
     def _abort_targets(self, *, native: bool) -> list[Target]:
-        """Where a hookport abort is made loud again if crewai swallowed or retried it."""
+        """Entry points and agent turns: where a hookport abort is made loud again if crewai
+        swallowed or retried it, where the outermost run is marked, where a turn starts."""
         from hookport.adapters.crewai._aborts import checkpoint
+        from hookport.adapters.crewai._runs import agent_turn, entry_point
 
-        entry = checkpoint()
-        refuse = checkpoint(refuse_after_abort=True)
+        refuse = agent_turn(checkpoint(refuse_after_abort=True))
+        targets = [Target("crewai.agent.core", "Agent.execute_task", refuse, ALL_POINTS)]
+        if _source_has("agent/core.py", "async def aexecute_task("):
+            targets.append(Target("crewai.agent.core", "Agent.aexecute_task", refuse, ALL_POINTS, mode="async"))
+        if _source_has("agent/core.py", "    def kickoff("):
+            targets.append(Target("crewai.agent.core", "Agent.kickoff", agent_turn(entry_point()), ALL_POINTS))
+        if _source_has("agent/core.py", "    async def akickoff("):
+            targets.append(Target("crewai.agent.core", "Agent.akickoff", agent_turn(entry_point()), ALL_POINTS, mode="async"))
         if native:
             from hookport.adapters.crewai._native import end_after_failure
 
-            run_entry = checkpoint(on_failure=end_after_failure)
-        targets = [
-            Target("crewai.agent.core", "Agent.execute_task", refuse, ALL_POINTS),
-        ]
-        if _source_has("agent/core.py", "async def aexecute_task("):
-            targets.append(Target("crewai.agent.core", "Agent.aexecute_task", refuse, ALL_POINTS, mode="async"))
-        if native:
+            run_entry = entry_point(on_failure=end_after_failure)
             targets += [
                 Target("crewai.crew", "Crew.kickoff", run_entry, ALL_POINTS),
                 Target("crewai.crew", "Crew.akickoff", run_entry, ALL_POINTS, mode="async"),
                 Target(_flow_module(), "Flow.kickoff_async", run_entry, ALL_POINTS, mode="async"),
-                Target("crewai.agent.core", "Agent.kickoff", entry, ALL_POINTS),
-                Target("crewai.llms.base_llm", "BaseLLM._invoke_before_llm_call_hooks", entry, (P.PRE_MODEL_CALL,)),
+                Target("crewai.llms.base_llm", "BaseLLM._invoke_before_llm_call_hooks", checkpoint(), (P.PRE_MODEL_CALL,)),
             ]
             if _source_has(_module_file(_flow_module()), "async def akickoff("):
                 targets.append(Target(_flow_module(), "Flow.akickoff", run_entry, ALL_POINTS, mode="async"))
         return targets
 
-    def _native_targets(self) -> list[Target]:
-        from hookport.adapters.crewai import _legacy, _native
+    def _call_targets(self) -> list[Target]:
+        """Every release: the agent's model calls and the real tool execution (``_calls``)."""
+        from hookport.adapters.crewai import _calls
 
-        dispatch_module = "crewai.hooks.dispatch"
+        model = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, EP.WRAP_MODEL_CALL)
+        tool = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, EP.WRAP_TOOL_CALL)
+        targets: list[Target] = []
+        for module in ("crewai.utilities.agent_utils", *LLM_RESPONSE_IMPORTERS):
+            relative = _module_file(module)
+            if _source_matches(relative, r"\bget_llm_response\b"):
+                targets.append(Target(module, "get_llm_response", _calls.llm_response, model))
+            if _source_matches(relative, r"\baget_llm_response\b"):
+                targets.append(Target(module, "aget_llm_response", _calls.allm_response, model, mode="async"))
+        targets += [
+            Target("crewai.tools.base_tool", "BaseTool.run", _calls.tool_run, tool),
+            Target("crewai.tools.structured_tool", "CrewStructuredTool.invoke", _calls.tool_run, tool),
+            Target("crewai.tools.structured_tool", "CrewStructuredTool.ainvoke", _calls.atool_run, tool, mode="async"),
+        ]
+        if _source_has("tools/base_tool.py", "    async def arun("):
+            targets.append(Target("crewai.tools.base_tool", "BaseTool.arun", _calls.atool_run, tool, mode="async"))
+        if _source_count("tools/base_tool.py", "    def run(") > 1:  # `Tool` has its own run()
+            targets.append(Target("crewai.tools.base_tool", "Tool.run", _calls.tool_run, tool))
+        return targets
+
+    def _native_targets(self) -> list[Target]:
+        from hookport.adapters.crewai import _native
+
         # `_resolve_hooks` itself is replaced in activate(): see _native.make_resolve_hooks
         targets = [
-            Target(
-                dispatch_module,
-                "get_scoped_hooks",
-                _native.scoped_hooks_wrapper,
-                (P.PRE_MODEL_CALL, P.POST_MODEL_CALL),
-            ),
             Target("crewai.agent.core", "Agent._check_execution_error", _native.check_execution_error_wrapper, ALL_POINTS),
-            # no model call after a swallowed abort; POST_MODEL_CALL for native tool-call answers
-            Target("crewai.utilities.agent_utils", "_setup_before_llm_call_hooks", _legacy.before_llm_seam(native=True), (P.PRE_MODEL_CALL,)),
-            Target("crewai.utilities.agent_utils", "_setup_after_llm_call_hooks", _legacy.after_llm_seam(native=True), (P.POST_MODEL_CALL,)),
         ]
-        return targets + self._abort_targets(native=True)
+        pre_post = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
+        for module in _native.TOOL_HOOK_IMPORTERS:
+            relative = _module_file(module)
+            if _source_matches(relative, r"\brun_before_tool_call_hooks\b"):
+                targets.append(Target(module, "run_before_tool_call_hooks", _native.before_tool_hooks, pre_post))
+            if _source_matches(relative, r"\brun_after_tool_call_hooks\b"):
+                targets.append(Target(module, "run_after_tool_call_hooks", _native.after_tool_hooks, pre_post))
+        return targets + self._call_targets() + self._abort_targets(native=True)
 
     def _legacy_targets(self) -> list[Target]:
-        from hookport.adapters.crewai import _legacy
+        from hookport.adapters.crewai import _legacy, _runs
 
         flow = _flow_module()
         model = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL)
         boundaries = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END)
         steps = (P.PRE_STEP, P.POST_STEP)
         targets = [
-            Target("crewai.utilities.agent_utils", "_setup_before_llm_call_hooks", _legacy.before_llm_seam(native=False), model),
-            Target("crewai.utilities.agent_utils", "_setup_after_llm_call_hooks", _legacy.after_llm_seam(native=False), model),
             Target("crewai.crew", "Crew.kickoff", _legacy.crew_kickoff, boundaries),
             Target(flow, "Flow.kickoff", _legacy.flow_kickoff, boundaries),
             Target(flow, "Flow.kickoff_async", _legacy.flow_kickoff, boundaries, mode="async"),
@@ -191,12 +242,18 @@ class CrewAIAdapter(Adapter):
             targets.append(Target(flow, "Flow.akickoff", _legacy.flow_kickoff, boundaries, mode="async"))
         if _source_has("task.py", "async def _aexecute_core("):
             targets.append(Target("crewai.task", "Task._aexecute_core", _legacy.atask_step, steps, mode="async"))
-        return targets + self._abort_targets(native=False)
+        if _source_has("task.py", "def _execute_task_async(") and not _source_has("task.py", "copy_context()"):
+            # Task(async_execution=True) starts a thread without the caller's context
+            targets += [
+                Target("crewai.task", "Task.execute_async", _runs.task_execute_async, ALL_POINTS),
+                Target("crewai.task", "Task._execute_task_async", _runs.task_execute_in_thread, ALL_POINTS),
+            ]
+        return targets + self._call_targets() + self._abort_targets(native=False)
 
     # -- lifecycle ----------------------------------------------------------------------------
 
     def activate(self, report: InstallReport) -> None:
-        from hookport.adapters.crewai import _aborts
+        from hookport.adapters.crewai import _aborts, _contexts
 
         native = uses_native_dispatch(report.version)
         if native:
@@ -208,6 +265,7 @@ class CrewAIAdapter(Adapter):
             report.pending.append("crewai.hooks.tool_hooks:_before_tool_call_hooks")
             report.pending.append("crewai.hooks.tool_hooks:_after_tool_call_hooks")
             self._when_imported("crewai.hooks.tool_hooks", self._attach_tool_lists)
+        self._when_imported("crewai.crews.crew_output", _contexts.register_crew_output)
         super().activate(report)
 
     def deactivate(self) -> None:

@@ -134,8 +134,11 @@ def crew_of_task(task: Any, agent: Any = None) -> Any:
     return None
 
 
-def boundary_context_from_native(point: InterceptionPoint, native: Any) -> InterceptionContext:
-    """From crewai's dataclass contexts (``crewai.hooks.contexts``, 1.15.3+)."""
+def boundary_context_from_native(
+    point: InterceptionPoint, native: Any, duration_ms: float | None = None
+) -> InterceptionContext:
+    """From crewai's dataclass contexts (``crewai.hooks.contexts``, 1.15.3+); `duration_ms`
+    for OUTPUT, EXECUTION_END and POST_STEP (crewai's contexts carry none)."""
     agent = getattr(native, "agent", None)
     task = getattr(native, "task", None)
     crew = getattr(native, "crew", None)
@@ -154,13 +157,14 @@ def boundary_context_from_native(point: InterceptionPoint, native: Any) -> Inter
     if point is P.INPUT:
         return InputContext(payload, inputs=getattr(native, "inputs", None), **fields)
     if point is P.OUTPUT:
-        return OutputContext(payload, output=getattr(native, "output", payload), **fields)
+        return OutputContext(payload, output=getattr(native, "output", payload), duration_ms=duration_ms, **fields)
     if point is P.EXECUTION_END:
         return ExecutionEndContext(
             payload,
             output=getattr(native, "output", payload),
             status=getattr(native, "status", "completed") or "completed",
             error=getattr(native, "error", None),
+            duration_ms=duration_ms,
             **fields,
         )
     kind = getattr(native, "kind", None)
@@ -171,5 +175,32 @@ def boundary_context_from_native(point: InterceptionPoint, native: Any) -> Inter
         kind=kind,
         step_name=getattr(native, "step_name", None),
         output=getattr(native, "output", None),
+        duration_ms=duration_ms,
         **fields,
     )
+
+
+_answer_types_registered = False
+
+
+def register_crew_output(module: Any) -> None:
+    """``OutputContext.text`` on a crew's result: `CrewOutput.raw` (once per process)."""
+    global _answer_types_registered
+    crew_output = getattr(module, "CrewOutput", None)
+    if _answer_types_registered or not isinstance(crew_output, type):
+        return
+    from hookport.answers import register_answer_type
+
+    register_answer_type(crew_output, _raw_text, _with_raw)
+    _answer_types_registered = True
+
+
+def _raw_text(output: Any) -> str | None:
+    raw = getattr(output, "raw", None)
+    return raw if isinstance(raw, str) else None
+
+
+def _with_raw(output: Any, text: str) -> Any:
+    """A copy of the crew's output with the new answer; crewai >= 1.15.3 writes ``raw``
+    back to the final task's output when OUTPUT's payload changed."""
+    return output.model_copy(update={"raw": text})

@@ -2,24 +2,27 @@
 
 These releases have only the four legacy hook families. hookport attaches:
 
-- model calls: around the executor seams crewai runs its legacy model hooks in
-  (``agent_utils._setup_before/after_llm_call_hooks``) and, where they exist,
-  the direct-call seams of the LLM layer (``BaseLLM._invoke_before/after_llm_call_hooks``);
-  hookport's chain runs after crewai's own hooks, on the same live message list;
+- model calls of an agent: ``_calls`` (every release); direct model calls:
+  the LLM layer's seams (``BaseLLM._invoke_before/after_llm_call_hooks``) where
+  they exist, ``LLM.call`` and the providers' ``call`` before; hookport's chain
+  runs after crewai's own hooks, on the same live message list;
 - tool calls: crewai reads its tool-hook lists through ``get_*_tool_call_hooks()``
   (a ``.copy()`` of a module-level list) on every path, ReAct and native. The
   list is swapped for a `BridgedHookList` whose copy ends with a bridge while a
   hookport hook is registered for the point; crewai's loop then refuses a tool
-  exactly as for its own ``return False``;
+  exactly as for its own ``return False``. On the ReAct sites, whose loop runs
+  no after-hooks for a refusal, hookport fires POST_TOOL_CALL itself;
 - crews, flows, tasks and flow methods: wrapt wrappers that fire the boundary
   and step points the way crewai >= 1.15.3 does natively.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import sys
 from collections.abc import Callable
+from time import perf_counter
 from typing import Any
 
 from hookport.adapters.crewai import _aborts
@@ -27,11 +30,10 @@ from hookport.adapters.crewai._contexts import (
     FRAMEWORK,
     crew_of_task,
     model_context,
-    model_context_from_executor,
-    tool_context_from_native,
 )
-from hookport.adapters.crewai._chain import refused, run_chain
-from hookport.boundary import ReentrancyGuard, open_execution, post_step, pre_step
+from hookport.adapters.crewai._calls import inside_agent_model_call, post_after_refusal, post_tool, pre_tool, tool_points_active
+from hookport.adapters.crewai._chain import run_chain
+from hookport.boundary import ReentrancyGuard, apost_step, apre_step, open_execution, post_step, pre_step
 from hookport.points import InterceptionPoint
 from hookport.registry import has_hooks
 
@@ -48,69 +50,6 @@ def _arg(args: tuple[Any, ...], kwargs: dict[str, Any], index: int, name: str, d
     return kwargs.get(name, default)
 
 
-def _tool_call_dicts(answer: list[Any]) -> list[dict[str, Any]]:
-    """A native tool-call answer as OpenAI-style dicts (crewai keeps provider objects)."""
-    calls: list[dict[str, Any]] = []
-    for call in answer:
-        if isinstance(call, dict):
-            calls.append(call)
-        elif hasattr(call, "model_dump"):
-            calls.append(call.model_dump())
-        else:
-            calls.append({"value": call})
-    return calls
-
-
-def before_llm_seam(native: bool) -> Wrapped:
-    """``agent_utils._setup_before_llm_call_hooks(executor_context, printer, ...) -> bool``.
-
-    Both modes: once the run has aborted (and crewai swallowed it), no model
-    call starts. Legacy mode: hookport's PRE_MODEL_CALL runs here, after
-    crewai's own hooks, on the executor's live message list.
-    """
-
-    def wrapper(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        _aborts.raise_pending()
-        proceed = wrapped(*args, **kwargs)
-        if native or not proceed or not has_hooks(P.PRE_MODEL_CALL):
-            return proceed
-        executor = _arg(args, kwargs, 0, "executor_context")
-        if executor is None or not isinstance(getattr(executor, "messages", None), list):
-            return proceed
-        run_chain(P.PRE_MODEL_CALL, model_context_from_executor(executor))
-        return proceed
-
-    return wrapper
-
-
-def after_llm_seam(native: bool) -> Wrapped:
-    """``agent_utils._setup_after_llm_call_hooks(executor_context, answer, printer, ...) -> answer``.
-
-    crewai skips its after-model hooks for a native tool-call answer
-    (crewAIInc/crewAI#6529); hookport still dispatches POST_MODEL_CALL once for
-    it, with ``response=""`` and the calls in ``metadata["tool_calls"]`` (a
-    returned string cannot replace tool calls and is ignored). Legacy mode also
-    dispatches it for text answers.
-    """
-
-    def wrapper(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        answer = wrapped(*args, **kwargs)
-        executor = _arg(args, kwargs, 0, "executor_context")
-        if executor is None or not has_hooks(P.POST_MODEL_CALL):
-            return answer
-        if isinstance(answer, list) and answer:
-            ctx = model_context_from_executor(executor, response="")
-            ctx.metadata["tool_calls"] = _tool_call_dicts(answer)
-            run_chain(P.POST_MODEL_CALL, ctx)
-            return answer
-        if native or not isinstance(answer, str) or not isinstance(getattr(executor, "messages", None), list):
-            return answer
-        ctx = run_chain(P.POST_MODEL_CALL, model_context_from_executor(executor, response=answer))
-        return ctx.response if isinstance(ctx.response, str) else answer
-
-    return wrapper
-
-
 def before_direct_llm(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``BaseLLM._invoke_before_llm_call_hooks(messages, from_agent=None) -> bool`` (legacy mode).
 
@@ -119,7 +58,7 @@ def before_direct_llm(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kw
     """
     proceed = wrapped(*args, **kwargs)
     messages = _arg(args, kwargs, 0, "messages")
-    if _arg(args, kwargs, 1, "from_agent") is not None or not proceed:
+    if _arg(args, kwargs, 1, "from_agent") is not None or not proceed or inside_agent_model_call():
         return proceed
     if not isinstance(messages, list) or not has_hooks(P.PRE_MODEL_CALL):
         return proceed
@@ -130,7 +69,7 @@ def before_direct_llm(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kw
 def after_direct_llm(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``BaseLLM._invoke_after_llm_call_hooks(messages, response, from_agent=None) -> str`` (legacy mode)."""
     answer = wrapped(*args, **kwargs)
-    if _arg(args, kwargs, 2, "from_agent") is not None or not isinstance(answer, str):
+    if _arg(args, kwargs, 2, "from_agent") is not None or not isinstance(answer, str) or inside_agent_model_call():
         return answer
     if not has_hooks(P.POST_MODEL_CALL):
         return answer
@@ -158,6 +97,7 @@ def direct_llm_call(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwar
     if (
         _arg(args, kwargs, 5, "from_agent") is not None
         or _direct_guard.held(id(instance))
+        or inside_agent_model_call()
         or not (has_hooks(P.PRE_MODEL_CALL) or has_hooks(P.POST_MODEL_CALL))
     ):
         return wrapped(*args, **kwargs)
@@ -185,37 +125,32 @@ def direct_llm_call(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwar
 
 
 _REACT_TOOL_SITES = frozenset({"execute_tool_and_check_finality", "aexecute_tool_and_check_finality"})
+"""The legacy ReAct tool sites: they return a refusal without running the after-tool hooks."""
 
 
 def _pre_tool_bridge(native: Any) -> Any:
     """Returns False to refuse: crewai answers "Tool execution blocked by hook. Tool: <name>"."""
-    if not refused(P.PRE_TOOL_CALL, tool_context_from_native(native)):
-        return None
-    if sys._getframe(1).f_code.co_name in _REACT_TOOL_SITES:
-        _post_after_refusal(native)
-    return False
+    verdict = pre_tool(native)
+    if verdict is False and sys._getframe(1).f_code.co_name in _REACT_TOOL_SITES:
+        post_after_refusal(native)
+    return verdict
 
 
-def _post_after_refusal(native: Any) -> None:
-    """The legacy ReAct path returns a refusal without its after-tool hooks; from 1.15.3
-    (and on the legacy native path) they run on the refusal text. hookport runs
-    POST_TOOL_CALL here so a refused tool looks the same on every release; the
-    refusal text itself is crewai's and is not replaced."""
-    if not has_hooks(P.POST_TOOL_CALL):
-        return
-    ctx = tool_context_from_native(native)
-    ctx.tool_result = ctx.raw_tool_result = f"Tool execution blocked by hook. Tool: {getattr(native, 'tool_name', '')}"
-    run_chain(P.POST_TOOL_CALL, ctx)
+def _watch_refusal(hook: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """One of crewai's own before-tool hooks: when it refuses on a ReAct site, hookport's
+    POST_TOOL_CALL still sees the refusal (crewai's loop returns before any after-hook)."""
 
+    @functools.wraps(hook)
+    def watched(native: Any) -> Any:
+        verdict = hook(native)
+        if verdict is False and sys._getframe(1).f_code.co_name in _REACT_TOOL_SITES:
+            post_after_refusal(native)
+        return verdict
 
-def _post_tool_bridge(native: Any) -> Any:
-    original = getattr(native, "tool_result", None)
-    ctx = run_chain(P.POST_TOOL_CALL, tool_context_from_native(native))
-    return ctx.tool_result if ctx.tool_result is not original else None
+    return watched
 
 
 _pre_tool_bridge.__name__ = "hookport_pre_tool_call"
-_post_tool_bridge.__name__ = "hookport_post_tool_call"
 
 
 class BridgedHookList(list):  # type: ignore[type-arg]
@@ -230,14 +165,20 @@ class BridgedHookList(list):  # type: ignore[type-arg]
 
     def copy(self) -> list[Any]:  # type: ignore[override]
         items = list(self)
-        if has_hooks(self.point):
-            items.append(self.bridge)
+        if self.point is P.PRE_TOOL_CALL:
+            if not tool_points_active():
+                return items
+            if items and has_hooks(P.POST_TOOL_CALL):
+                items = [_watch_refusal(hook) for hook in items]
+        elif not has_hooks(self.point):
+            return items
+        items.append(self.bridge)
         return items
 
 
 TOOL_LISTS: dict[str, tuple[Callable[[Any], Any], InterceptionPoint]] = {
     "_before_tool_call_hooks": (_pre_tool_bridge, P.PRE_TOOL_CALL),
-    "_after_tool_call_hooks": (_post_tool_bridge, P.POST_TOOL_CALL),
+    "_after_tool_call_hooks": (post_tool, P.POST_TOOL_CALL),
 }
 
 
@@ -334,11 +275,11 @@ def _execution_wrapper(owner_field: str, skip_internal: bool = False) -> Callabl
                 return await _asettled(box, wrapped, args, kwargs)
             inputs, rebuild = _inputs_binding(wrapped, args, kwargs)
             try:
-                inputs = run.begin(inputs if inputs is not None else {})
+                inputs = await run.abegin(inputs if inputs is not None else {})
                 call_args, call_kwargs = rebuild(inputs)
-                return run.succeed(await _asettled(box, wrapped, call_args, call_kwargs))
+                return await run.asucceed(await _asettled(box, wrapped, call_args, call_kwargs))
             except BaseException as error:
-                run.fail(error)
+                await run.afail(error)
                 raise
             finally:
                 run.close()
@@ -387,19 +328,21 @@ def task_step(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: di
     new_context = pre_step(FRAMEWORK, "task", name, context, **fields)
     if new_context is not context:
         args, kwargs = _with_context(args, kwargs, new_context)
+    started = perf_counter()
     output = wrapped(*args, **kwargs)
-    return post_step(FRAMEWORK, "task", name, output, **fields)
+    return post_step(FRAMEWORK, "task", name, output, started=started, **fields)
 
 
 async def _atask_step(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     agent, context = _task_call(args, kwargs)
     fields = _task_step_fields(instance, agent)
     name = _task_name(instance)
-    new_context = pre_step(FRAMEWORK, "task", name, context, **fields)
+    new_context = await apre_step(FRAMEWORK, "task", name, context, **fields)
     if new_context is not context:
         args, kwargs = _with_context(args, kwargs, new_context)
+    started = perf_counter()
     output = await wrapped(*args, **kwargs)
-    return post_step(FRAMEWORK, "task", name, output, **fields)
+    return await apost_step(FRAMEWORK, "task", name, output, started=started, **fields)
 
 
 def atask_step(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -429,10 +372,11 @@ async def _flow_method_step(wrapped: Wrapped, instance: Any, args: tuple[Any, ..
     params_args, params_kwargs = tuple(args[2:]), {k: v for k, v in kwargs.items() if k not in ("method_name", "method")}
     fields = {"flow": instance}
     payload = _params_payload(params_args, params_kwargs)
-    new_payload = pre_step(FRAMEWORK, "flow_method", str(method_name), payload, **fields)
+    new_payload = await apre_step(FRAMEWORK, "flow_method", str(method_name), payload, **fields)
     params_args, params_kwargs = _params_back(new_payload, params_args, params_kwargs)
+    started = perf_counter()
     result = await wrapped(method_name, method, *params_args, **params_kwargs)
-    return post_step(FRAMEWORK, "flow_method", str(method_name), result, **fields)
+    return await apost_step(FRAMEWORK, "flow_method", str(method_name), result, started=started, **fields)
 
 
 def flow_method_step(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

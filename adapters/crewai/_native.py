@@ -2,13 +2,17 @@
 
 crewai dispatches all ten points itself, at every call site it has (agent
 executors, the LLM layer and its native providers, the ReAct and native tool
-paths, crews, tasks, flows). hookport joins that dispatch instead of wrapping
-the call sites: crewai resolves a point's hooks through
-``crewai.hooks.dispatch._resolve_hooks`` (for `dispatch`) or
-``get_scoped_hooks`` (the executors' model-call seams, which add scoped hooks
-to a per-executor snapshot). Both are wrapped so that, while at least one
-hookport hook is registered for the point, the resolved list ends with one
-bridge callable that runs hookport's chain.
+paths, crews, tasks, flows). hookport joins that dispatch for the points
+whose call sites it does not wrap itself: crewai resolves a point's hooks
+through ``crewai.hooks.dispatch._resolve_hooks``, which is replaced so that,
+while at least one hookport hook is registered for the point, the resolved
+list ends with one bridge callable that runs hookport's chain (after crewai's
+own hooks, as crewai's order wants). Model and tool calls are not bridged:
+an agent's model calls are dispatched by ``_calls`` around the real call, and
+tool calls right after crewai's own tool hooks (``run_before/after_tool_call_hooks``),
+both outside crewai's dispatcher, so they cost no crewai `HookDispatchedEvent`
+(60-110 us each); only direct ``llm.call()``s reach hookport through crewai's
+LLM layer.
 
 Nothing is added to crewai's registries: ``crewai.hooks.get_*_hooks()``,
 ``clear_*`` and crewai's own hooks behave exactly as without hookport, and a
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from time import perf_counter
 from typing import Any
 
 from hookport import registry
@@ -27,13 +32,20 @@ from hookport.adapters.crewai import _aborts
 from hookport.adapters.crewai._contexts import (
     boundary_context_from_native,
     model_context_from_native,
-    tool_context_from_native,
 )
-from hookport.adapters.crewai._chain import refused, run_chain, run_quietly
+from hookport.adapters.crewai._calls import (
+    inside_agent_model_call,
+    post_tool,
+    pre_tool,
+    tool_points_active,
+    wrapped_twice,
+)
+from hookport.adapters.crewai._chain import run_chain, run_quietly
+from hookport.adapters.crewai._runs import nested_run
 from hookport.adapters.crewai._contexts import FRAMEWORK
 from hookport.contexts import ExecutionEndContext
 from hookport.errors import HookAborted
-from hookport.points import InterceptionPoint
+from hookport.points import EXECUTION_BOUNDARY_POINTS, InterceptionPoint
 from hookport.registry import has_hooks
 
 P = InterceptionPoint
@@ -42,26 +54,20 @@ Bridge = Callable[[Any], Any]
 
 
 def _pre_model(native: Any) -> Any:
+    """A direct model call (``llm.call(...)`` outside an agent): crewai's LLM layer dispatches it.
+    An agent's model call dispatches hookport's points itself (``_calls``)."""
+    if inside_agent_model_call():
+        return None
     run_chain(P.PRE_MODEL_CALL, model_context_from_native(native))
     return None
 
 
 def _post_model(native: Any) -> Any:
+    if inside_agent_model_call():
+        return None
     original = getattr(native, "response", None)
     ctx = run_chain(P.POST_MODEL_CALL, model_context_from_native(native))
     return ctx.response if ctx.response is not original else None
-
-
-def _pre_tool(native: Any) -> Any:
-    # A refusal, not an abort: crewai's reducer turns False into its block and
-    # the model reads "Tool execution blocked by hook. Tool: <name>".
-    return False if refused(P.PRE_TOOL_CALL, tool_context_from_native(native)) else None
-
-
-def _post_tool(native: Any) -> Any:
-    original = getattr(native, "tool_result", None)
-    ctx = run_chain(P.POST_TOOL_CALL, tool_context_from_native(native))
-    return ctx.tool_result if ctx.tool_result is not original else None
 
 
 def is_internal_flow(flow: Any) -> bool:
@@ -91,27 +97,66 @@ def belongs_to_outer_run(point: InterceptionPoint, native: Any) -> bool:
 _open_runs: set[int] = set()
 """Crews and flows whose EXECUTION_START reached hookport and whose END has not yet."""
 
+_clocks: dict[Any, float] = {}
+"""When a run (by owner) or a step (by task / flow method) started: OUTPUT, END and
+POST_STEP report `duration_ms` from it. A step that raised never reads its clock, so
+the oldest clocks are dropped past `_MAX_CLOCKS`."""
+_MAX_CLOCKS = 4096
+
 
 def _owner(native: Any) -> Any:
     return getattr(native, "crew", None) or getattr(native, "flow", None)
+
+
+def _clock_key(point: InterceptionPoint, native: Any) -> Any:
+    if point in (P.PRE_STEP, P.POST_STEP):
+        task = getattr(native, "task", None)
+        if task is not None:
+            return ("task", id(task))
+        return ("method", id(getattr(native, "flow", None)), getattr(native, "step_name", None))
+    return ("run", id(_owner(native)))
+
+
+def _duration(point: InterceptionPoint, native: Any) -> float | None:
+    """Start the clock at START / PRE_STEP; read it at OUTPUT, END and POST_STEP."""
+    key = _clock_key(point, native)
+    now = perf_counter()
+    if point in (P.EXECUTION_START, P.PRE_STEP):
+        if len(_clocks) >= _MAX_CLOCKS:
+            for stale in list(_clocks)[: _MAX_CLOCKS // 2]:
+                _clocks.pop(stale, None)
+        _clocks[key] = now
+        return None
+    started = _clocks.pop(key, None) if point in (P.EXECUTION_END, P.POST_STEP) else _clocks.get(key)
+    return (now - started) * 1000.0 if started is not None else None
+
+
+_TIMED = frozenset({P.EXECUTION_START, P.OUTPUT, P.EXECUTION_END, P.PRE_STEP, P.POST_STEP})
 
 
 def _boundary(point: InterceptionPoint) -> Bridge:
     def bridge(native: Any) -> Any:
         if belongs_to_outer_run(point, native):
             return None
-        original = getattr(native, "payload", None)
-        ctx = boundary_context_from_native(point, native)
+        if point in EXECUTION_BOUNDARY_POINTS and nested_run():
+            return None  # a crew or flow started inside the outermost run: not an execution of its own
+        duration = _duration(point, native) if point in _TIMED else None
         if point is P.EXECUTION_END:
             _open_runs.discard(id(_owner(native)))
-            if getattr(native, "status", None) == "failed":
+        original = getattr(native, "payload", None)
+        if has_hooks(point):
+            ctx = boundary_context_from_native(point, native, duration)
+            if point is P.EXECUTION_END and getattr(native, "status", None) == "failed":
                 run_quietly(point, ctx)  # the run failed already: nothing is left to abort
                 return None
-        run_chain(point, ctx)
+            run_chain(point, ctx)
+            replaced = ctx.payload
+        else:  # bridged only to start a clock, or to open the run a failure END closes
+            replaced = original
         owner = _owner(native)
         if point is P.EXECUTION_START and owner is not None and not is_internal_flow(owner):
             _open_runs.add(id(owner))
-        return ctx.payload if ctx.payload is not original else None
+        return replaced if replaced is not original else None
 
     return bridge
 
@@ -128,8 +173,11 @@ def end_after_failure(instance: Any, error: BaseException) -> None:
     _open_runs.discard(id(instance))
     if not has_hooks(P.EXECUTION_END):
         return
+    started = _clocks.pop(("run", id(instance)), None)
+    duration = (perf_counter() - started) * 1000.0 if started is not None else None
     field = "flow" if _is_flow(instance) else "crew"
-    ctx = ExecutionEndContext(None, output=None, status="failed", error=error, framework=FRAMEWORK, **{field: instance})
+    ctx = ExecutionEndContext(None, output=None, status="failed", error=error, duration_ms=duration,
+                              framework=FRAMEWORK, **{field: instance})
     run_quietly(P.EXECUTION_END, ctx)
 
 
@@ -150,8 +198,6 @@ def make_bridges() -> dict[str, Bridge]:
     bridges: dict[str, Bridge] = {
         P.PRE_MODEL_CALL.value: _pre_model,
         P.POST_MODEL_CALL.value: _post_model,
-        P.PRE_TOOL_CALL.value: _pre_tool,
-        P.POST_TOOL_CALL.value: _post_tool,
     }
     for point in (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END, P.PRE_STEP, P.POST_STEP):
         bridges[point.value] = _boundary(point)
@@ -166,26 +212,29 @@ def make_bridges() -> dict[str, Bridge]:
 
 
 BRIDGES: dict[str, Bridge] = make_bridges()
-MODEL_POINTS = frozenset({P.PRE_MODEL_CALL.value, P.POST_MODEL_CALL.value})
 
 
 _ROUTES: dict[str, tuple[InterceptionPoint, Bridge]] = {value: (P(value), fn) for value, fn in BRIDGES.items()}
 """crewai point value -> (hookport point, bridge): one dict lookup on crewai's hot path."""
 
 
-def _route(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[InterceptionPoint, Bridge] | None:
-    point = args[0] if args else kwargs.get("point")
-    return _ROUTES.get(getattr(point, "_value_", point))  # type: ignore[arg-type]
-
-
 def with_bridge(hooks: list[Any], route: tuple[InterceptionPoint, Bridge] | None) -> list[Any]:
     if route is None:
         return hooks
     point, bridge = route
-    # START is also bridged for END hooks: it opens the run a failure END closes.
-    if has_hooks(point) or (point is P.EXECUTION_START and has_hooks(P.EXECUTION_END)):
+    if has_hooks(point) or _opens(point):
         return [*hooks, bridge]
     return hooks
+
+
+def _opens(point: InterceptionPoint) -> bool:
+    """A point bridged for the hooks of a later one: START opens the run (and its clock) that
+    OUTPUT / END close, PRE_STEP the step POST_STEP times."""
+    if point is P.EXECUTION_START:
+        return has_hooks(P.EXECUTION_END) or has_hooks(P.OUTPUT)
+    if point is P.PRE_STEP:
+        return has_hooks(P.POST_STEP)
+    return False
 
 
 def make_resolve_hooks(original: Callable[[Any], list[Any]]) -> Callable[[Any], list[Any]]:
@@ -208,15 +257,45 @@ def make_resolve_hooks(original: Callable[[Any], list[Any]]) -> Callable[[Any], 
     return _resolve_hooks
 
 
-def scoped_hooks_wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``crewai.hooks.dispatch.get_scoped_hooks``: what the executors add to their
-    model-call snapshot. Only the model points are bridged here; every other
-    point reaches hookport through `_resolve_hooks`."""
-    route = _route(args, kwargs)
-    hooks = wrapped(*args, **kwargs)
-    if route is None or route[0].value not in MODEL_POINTS:
-        return hooks
-    return with_bridge(hooks, route)
+def _hook_context(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return args[0] if args else kwargs.get("context")
+
+
+def before_tool_hooks(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``tool_hooks.run_before_tool_call_hooks(context) -> blocked``, which every tool site calls:
+    crewai's own hooks, then hookport's PRE_TOOL_CALL (outside crewai's dispatcher, so it costs
+    no crewai `HookDispatchedEvent`). When crewai's hook refused, hookport's chain does not run,
+    as if it were the last hook of crewai's list."""
+    blocked = wrapped(*args, **kwargs)
+    if blocked or wrapped_twice(wrapped) or not tool_points_active():
+        return blocked
+    return pre_tool(_hook_context(args, kwargs)) is False
+
+
+def after_tool_hooks(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``tool_hooks.run_after_tool_call_hooks(context) -> result``: crewai's hooks, then hookport's."""
+    result = wrapped(*args, **kwargs)
+    if wrapped_twice(wrapped) or not has_hooks(P.POST_TOOL_CALL):
+        return result
+    native = _hook_context(args, kwargs)
+    replaced = post_tool(native)
+    if replaced is None:
+        return result
+    try:
+        native.tool_result = replaced
+    except (AttributeError, TypeError):
+        pass
+    return replaced
+
+
+TOOL_HOOK_IMPORTERS = (
+    "crewai.hooks.tool_hooks",
+    "crewai.utilities.tool_utils",
+    "crewai.agents.agent_executor",
+    "crewai.agents.crew_agent_executor",
+    "crewai.experimental.agent_executor",
+)
+"""Where ``run_before/after_tool_call_hooks`` live or are imported by name (it depends on the release)."""
 
 
 def check_execution_error_wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

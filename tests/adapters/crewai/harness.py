@@ -47,6 +47,7 @@ from crewai import Agent, BaseLLM, Crew, Process, Task  # noqa: E402
 from crewai.tools import BaseTool  # noqa: E402
 from pydantic import BaseModel, Field  # noqa: E402
 
+from hookport.adapters.crewai import drives_native_tool_calls  # noqa: E402
 from tests.conformance.harness import Entry, Harness, RunResult, Turn, number_tool_calls  # noqa: E402
 
 Mode = Literal["react", "native", "provider"]
@@ -63,6 +64,8 @@ class _Record:
         self.script = number_tool_calls(list(script))
         self.model_inputs: list[list[dict[str, Any]]] = []
         self.tool_runs: list[tuple[str, dict[str, Any]]] = []
+        self.failures = 0
+        """Scripted errors already raised: a retried request gets the next turn."""
         self.lock = threading.Lock()
 
 
@@ -110,10 +113,13 @@ class ScriptedLLM(BaseLLM):
 
     def _turn_for(self, messages: list[dict[str, Any]]) -> Turn:
         record = _RUNS[self.run_id]
+        answered = sum(1 for m in messages if m.get("role") == "assistant")
         with record.lock:
             record.model_inputs.append(copy.deepcopy(messages))
-        answered = sum(1 for m in messages if m.get("role") == "assistant")
-        return record.script[min(answered, len(record.script) - 1)]
+            turn = record.script[min(answered + record.failures, len(record.script) - 1)]
+            if turn.error is not None:
+                record.failures += 1
+        return turn
 
     def call(  # type: ignore[override]
         self,
@@ -126,9 +132,16 @@ class ScriptedLLM(BaseLLM):
         response_model: Any = None,
         **kwargs: Any,
     ) -> Any:
+        direct = from_agent is None and from_task is None  # llm.call(...) outside any agent
+        hook_aware = direct and callable(getattr(self, "_invoke_before_llm_call_hooks", None))
+        if hook_aware:  # dispatch crewai's model hooks, as crewai's own providers do (1.15.3+)
+            self._invoke_before_llm_call_hooks(messages, from_agent)
         turn = self._turn_for(_as_dicts(messages))
         if turn.error is not None:
             raise RuntimeError(turn.error)
+        if direct and not turn.tool_calls:
+            text = turn.text or ""
+            return self._invoke_after_llm_call_hooks(messages, text, from_agent) if hook_aware else text
         if self.native and tools:
             if turn.tool_calls:
                 return [
@@ -188,19 +201,7 @@ class PurgeRecordsTool(BaseTool):
 # -- the harness ---------------------------------------------------------------------------------------------------
 
 
-def native_tools_supported() -> bool:
-    """Whether this crewai's agent executor drives native function calling (not in 1.5 / 1.6)."""
-    from pathlib import Path
-
-    root = Path(crewai.__file__).parent
-    for relative in ("agents/agent_executor.py", "agents/crew_agent_executor.py", "experimental/agent_executor.py"):
-        path = root / relative
-        if path.exists() and "native_tool" in path.read_text(encoding="utf-8"):
-            return True
-    return False
-
-
-NATIVE_TOOLS = native_tools_supported()
+NATIVE_TOOLS = drives_native_tool_calls()
 
 
 def _has(obj: Any, name: str) -> bool:
@@ -264,6 +265,7 @@ class CrewAIHarness(Harness):
             prompt: str = "What is 2 + 3?") -> RunResult:
         run_id = f"run-{next(_ids)}"
         record = _RUNS[run_id] = _Record(script)
+        self._current = run_id
         if self.server is not None:
             turns = record.script if NATIVE_TOOLS else [Turn(text=react_text(t), error=t.error) for t in record.script]
             self.server.script(turns)
@@ -298,6 +300,24 @@ class CrewAIHarness(Harness):
                 pass
             return _text(streaming.result)
         raise ValueError(f"crewai has no {entry!r} entry point in this harness")
+
+    # -- calls made from inside a hook ------------------------------------------------------------------
+
+    _current: str = ""
+
+    def judge(self, prompt: str, answer: str) -> str:
+        """A direct ``llm.call`` on the scripted model (crewai >= 1.15.3 dispatches model hooks for it)."""
+        run_id = f"judge-{next(_ids)}"
+        _RUNS[run_id] = _Record([Turn.final(answer)])
+        try:
+            return str(ScriptedLLM(run_id).call([{"role": "user", "content": prompt}]))
+        finally:
+            _RUNS.pop(run_id, None)
+
+    def run_tool_directly(self, name: str, args: dict[str, Any]) -> str:
+        """``BaseTool.run`` outside an agent, recorded in the current run."""
+        tool_class = {"add_numbers": AddNumbersTool, "purge_records": PurgeRecordsTool}[name]
+        return str(tool_class(run_id=self._current).run(**args))
 
     # -- conventions --------------------------------------------------------------------------------------------
 
