@@ -1,16 +1,30 @@
-"""Execution boundaries and steps on PraisonAI's entry points.
+"""Execution boundaries, agent turns and steps on PraisonAI's entry points.
 
 - ``Agent.start / astart / run / arun / chat / achat``: the outermost call is
-  one execution (EXECUTION_START, INPUT ... OUTPUT, EXECUTION_END); every call
-  is an agent turn, one step of kind ``"agent"`` (a turn that calls ``chat()``
-  again inside, as ``start()`` does, stays one step).
+  one execution (EXECUTION_START, INPUT ... OUTPUT, EXECUTION_END, with
+  `duration_ms`); every new turn fires AGENT_TURN_START / AGENT_TURN_END and
+  one step of kind ``"agent"`` (PRE_STEP / POST_STEP) with the agent's name.
+  A call that continues a turn (``start()`` calling ``chat()`` inside) stays
+  that turn; a call made from inside a tool (an agent used as a tool, or a
+  tool that calls its own agent again) is a new turn.
 - ``AgentTeam.start / astart`` (also reached as ``Agents`` and
   ``PraisonAIAgents``): the outermost call is one execution with
   ``crew=<the team>``.
 - ``AgentTeam.execute_task / aexecute_task``: one step of kind ``"task"`` per
   task run.
 
-``start(stream=True)`` hands back a generator: the execution and the step stay
+An abort at a turn or step point, like one at a model or tool point, is
+sticky for the run: it is kept in the run's latch, every later turn, request
+or tool call of the run raises it at once (so PraisonAI's tool retries do not
+run the hook again), and the outermost entry point raises it.
+
+``Agent(hooks=<hookport HookRegistry>)`` (or a list holding hookport-dialect
+middleware, or a PraisonAI ``HooksConfig(registry=...)`` holding one) gives
+that agent private hooks: they are scoped to that agent's turns
+(`HookRegistry.activate()`), and an agent of another name run inside them
+(from a tool) does not see them.
+
+``start(stream=True)`` hands back a generator: the execution and the turn stay
 open until it is exhausted or closed, and every chunk is produced inside the
 call's context (so nested calls stay nested). OUTPUT cannot replace what was
 already streamed; its hooks still see the joined text.
@@ -21,21 +35,40 @@ from __future__ import annotations
 import contextvars
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack, contextmanager
+from time import perf_counter
 from typing import Any
 
-from hookport.boundary import Execution, ReentrancyGuard, open_execution, post_step, pre_step
+from hookport import registry as _registry
+from hookport.boundary import (
+    AGENT_TURN,
+    TURN_END,
+    TURN_START,
+    Execution,
+    apost_step,
+    apre_step,
+    open_execution,
+    post_step,
+    pre_step,
+)
+from hookport.points import InterceptionPoint, Point
+from hookport.registry import has_hooks, scoped_hooks
 
 from hookport.adapters.praisonai._state import (
     FRAMEWORK,
+    AgentTurn,
     Latch,
     agent_name,
     agent_turn,
+    check_latch,
+    continues_turn,
+    current_latch,
+    hooks_anywhere,
+    record,
     run_scope,
 )
 
-_agent_steps = ReentrancyGuard("praisonai_agent_step")
-
+P = InterceptionPoint
 Args = tuple[Any, ...]
 Kwargs = dict[str, Any]
 
@@ -57,41 +90,160 @@ def _with_first_argument(args: Args, kwargs: Kwargs, name: str, value: Any) -> t
     return args, kwargs
 
 
+# -- an agent's private hooks --------------------------------------------------------------
+
+
+def _hookport_registry_type() -> type | None:
+    try:
+        from hookport.compat.praisonai import HookRegistry
+    except ImportError:  # pragma: no cover - part of hookport
+        return None
+    return HookRegistry
+
+
+def private_hooks(agent: Any) -> AbstractContextManager[Any] | None:
+    """The block that scopes `agent`'s own hookport hooks, or None when it has none.
+
+    ``Agent(hooks=...)`` keeps the value as ``_hooks_registry_param`` (every
+    supported release; a ``HooksConfig``'s registry on 1.7) and a list as
+    ``_hooks``. A hookport `HookRegistry` is activated; list items that carry
+    ``__hookport_point__`` (hookport-dialect middleware) are scoped hooks of that point.
+    """
+    param = getattr(agent, "_hooks_registry_param", None)
+    if param is None:
+        return None
+    registry_type = _hookport_registry_type()
+    if registry_type is not None and isinstance(param, registry_type):
+        return param.activate()  # type: ignore[no-any-return]
+    items = getattr(agent, "_hooks", None)
+    if not isinstance(items, list):
+        items = param if isinstance(param, list) else ()
+    grouped: dict[Point, list[Any]] = {}
+    for item in items:
+        point = getattr(item, "__hookport_point__", None)
+        if point is not None:
+            grouped.setdefault(point, []).append(item)
+        elif registry_type is not None and isinstance(item, registry_type):
+            return item.activate()  # type: ignore[no-any-return]
+    return scoped_hooks(grouped) if grouped else None
+
+
+class _Private:
+    """Whose private hooks are active, and the scope that was current before them."""
+
+    __slots__ = ("agent", "base")
+
+    def __init__(self, agent: Any, base: Any) -> None:
+        self.agent = agent
+        self.base = base
+
+
+_private: contextvars.ContextVar[_Private | None] = contextvars.ContextVar("hookport_praisonai_private",
+                                                                          default=None)
+
+
+@contextmanager
+def _private_scope(agent: Any, private: AbstractContextManager[Any] | None) -> Iterator[None]:
+    """A new turn of `agent`: drop another agent's private hooks, then activate its own."""
+    tokens: list[tuple[contextvars.ContextVar[Any], contextvars.Token[Any]]] = []
+    outer = _private.get()
+    if outer is not None and outer.agent is not agent:
+        tokens.append((_registry._scope, _registry._scope.set(outer.base)))
+        tokens.append((_private, _private.set(None)))
+    try:
+        if private is None:
+            yield
+        else:
+            base = _registry._scope.get()
+            with private:
+                token = _private.set(_Private(agent, base))
+                try:
+                    yield
+                finally:
+                    _reset(_private, token)
+    finally:
+        for var, token in reversed(tokens):
+            _reset(var, token)
+
+
+def _reset(var: contextvars.ContextVar[Any], token: contextvars.Token[Any]) -> None:
+    try:
+        var.reset(token)
+    except ValueError:  # left in another context (a generator closed elsewhere)
+        pass
+
+
 # -- one call, start to end ---------------------------------------------------------------
 
 
+def _guarded(step: Callable[[], Any]) -> Any:
+    """Run a turn/step dispatch; its abort (or strict-mode failure) becomes the run's abort."""
+    try:
+        return step()
+    except Exception as error:
+        raise record(error) from None
+
+
+async def _aguarded(step: Any) -> Any:
+    try:
+        return await step
+    except Exception as error:
+        raise record(error) from None
+
+
 class _Call:
-    """The execution (when outermost) and the step (when not already in one) of one call."""
+    """The execution (when outermost) and the agent turn (when there is one) of one call."""
 
-    def __init__(self, stack: ExitStack, latch: Latch, *, step_kind: str | None, step_key: Any,
-                 step_name: str | None, fields: dict[str, Any], execution_fields: dict[str, Any]) -> None:
-        self.stack = stack
+    def __init__(self, latch: Latch, execution_fields: dict[str, Any], turn: AgentTurn | None) -> None:
         self.latch = latch
-        self.step_kind = step_kind
-        self.step_key = step_key
-        self.step_name = step_name
-        self.fields = fields
         self.execution_fields = execution_fields
+        self.turn = turn
         self.run: Execution | None = None
-        self.in_step = False
 
-    def open(self, inputs: Any) -> Any:
-        """EXECUTION_START + INPUT (outermost only), then PRE_STEP; returns the inputs to use."""
+    # -- fields of the turn's contexts, built only for a point that has hooks
+
+    def _turn_fields(self, point: Point, output: Any = None) -> dict[str, Any]:
+        turn = self.turn
+        assert turn is not None
+        fields: dict[str, Any] = {"agent": turn.agent, "agent_role": turn.name}
+        if has_hooks(point):
+            agent = turn.agent
+            if point in (TURN_START, P.PRE_STEP):
+                fields["metadata"] = {
+                    "prompt": turn.prompt,
+                    "conversation_history": getattr(agent, "chat_history", None) or [],
+                    "tools_available": [_tool_name(t) for t in getattr(agent, "tools", None) or ()],
+                }
+            else:
+                fields["metadata"] = {"prompt": turn.prompt, "tools_used": list(turn.tools_used)}
+        return fields
+
+    # -- sync
+
+    def open(self, stack: ExitStack, inputs: Any) -> Any:
+        """EXECUTION_START + INPUT (outermost only), AGENT_TURN_START, PRE_STEP; returns the inputs."""
         self.run = open_execution(FRAMEWORK, **self.execution_fields)
         if self.run is not None:
-            self.stack.callback(self.run.close)
+            stack.callback(self.run.close)
             inputs = self.run.begin(inputs)
-        if self.step_kind is not None and not _agent_steps.held(self.step_key):
-            self.stack.enter_context(_agent_steps.hold(self.step_key))
-            self.in_step = True
-            inputs = pre_step(FRAMEWORK, self.step_kind, self.step_name, inputs, **self.fields)
+        turn = self.turn
+        if turn is not None:
+            turn.prompt = inputs
+            inputs = _guarded(lambda: pre_step(FRAMEWORK, AGENT_TURN, turn.name, inputs, point=TURN_START,
+                                               **self._turn_fields(TURN_START)))
+            inputs = _guarded(lambda: pre_step(FRAMEWORK, "agent", turn.name, inputs,
+                                               **self._turn_fields(P.PRE_STEP)))
         return inputs
 
     def finish(self, output: Any) -> Any:
-        """POST_STEP, then OUTPUT + EXECUTION_END; raises the run's abort instead when there is one."""
+        """POST_STEP, AGENT_TURN_END, then OUTPUT + EXECUTION_END; raises the run's abort instead."""
         self.latch.check()
-        if self.in_step:
-            output = post_step(FRAMEWORK, self.step_kind, self.step_name, output, **self.fields)  # type: ignore[arg-type]
+        turn = self.turn
+        if turn is not None:
+            output = _guarded(lambda: post_step(FRAMEWORK, "agent", turn.name, output, started=turn.started,
+                                                **self._turn_fields(P.POST_STEP)))
+            output = _guarded(lambda: post_step(FRAMEWORK, AGENT_TURN, turn.name, output, started=turn.started,
+                                                point=TURN_END, **self._turn_fields(TURN_END)))
         if self.run is not None:
             output = self.run.succeed(output)
         return output
@@ -103,6 +255,45 @@ class _Call:
             self.run.fail(kept)
         return kept
 
+    # -- async: async hooks are awaited on the running loop
+
+    async def aopen(self, stack: ExitStack, inputs: Any) -> Any:
+        self.run = open_execution(FRAMEWORK, **self.execution_fields)
+        if self.run is not None:
+            stack.callback(self.run.close)
+            inputs = await self.run.abegin(inputs)
+        turn = self.turn
+        if turn is not None:
+            turn.prompt = inputs
+            inputs = await _aguarded(apre_step(FRAMEWORK, AGENT_TURN, turn.name, inputs, point=TURN_START,
+                                               **self._turn_fields(TURN_START)))
+            inputs = await _aguarded(apre_step(FRAMEWORK, "agent", turn.name, inputs,
+                                               **self._turn_fields(P.PRE_STEP)))
+        return inputs
+
+    async def afinish(self, output: Any) -> Any:
+        self.latch.check()
+        turn = self.turn
+        if turn is not None:
+            output = await _aguarded(apost_step(FRAMEWORK, "agent", turn.name, output, started=turn.started,
+                                                **self._turn_fields(P.POST_STEP)))
+            output = await _aguarded(apost_step(FRAMEWORK, AGENT_TURN, turn.name, output, started=turn.started,
+                                                point=TURN_END, **self._turn_fields(TURN_END)))
+        if self.run is not None:
+            output = await self.run.asucceed(output)
+        return output
+
+    async def afail(self, error: BaseException) -> BaseException:
+        kept = self.latch.error if self.latch.error is not None else error
+        if self.run is not None:
+            await self.run.afail(kept)
+        return kept
+
+
+def _tool_name(tool: Any) -> str:
+    name = getattr(tool, "__name__", None) or getattr(tool, "name", None)
+    return name if isinstance(name, str) else type(tool).__name__
+
 
 def _raise(kept: BaseException, error: BaseException) -> None:
     if kept is error:
@@ -110,14 +301,15 @@ def _raise(kept: BaseException, error: BaseException) -> None:
     raise kept from error
 
 
-def run_sync(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs, arg_name: str,
-             make_call: Callable[[ExitStack, Latch], _Call], enter: Callable[[ExitStack], None]) -> Any:
+MakeCall = Callable[[ExitStack, Latch], _Call]
+
+
+def run_sync(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs, arg_name: str, make_call: MakeCall) -> Any:
     with ExitStack() as stack:
         latch = stack.enter_context(run_scope())
-        enter(stack)
         call = make_call(stack, latch)
         try:
-            inputs = call.open(_first_argument(args, kwargs, arg_name))
+            inputs = call.open(stack, _first_argument(args, kwargs, arg_name))
             args, kwargs = _with_first_argument(args, kwargs, arg_name, inputs)
             result = wrapped(*args, **kwargs)
             if inspect.isgenerator(result):
@@ -128,20 +320,19 @@ def run_sync(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs, arg_name: 
 
 
 async def run_async(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs, arg_name: str,
-                    make_call: Callable[[ExitStack, Latch], _Call], enter: Callable[[ExitStack], None]) -> Any:
+                    make_call: MakeCall) -> Any:
     with ExitStack() as stack:
         latch = stack.enter_context(run_scope())
-        enter(stack)
         call = make_call(stack, latch)
         try:
-            inputs = call.open(_first_argument(args, kwargs, arg_name))
+            inputs = await call.aopen(stack, _first_argument(args, kwargs, arg_name))
             args, kwargs = _with_first_argument(args, kwargs, arg_name, inputs)
             result = await wrapped(*args, **kwargs)
             if inspect.isasyncgen(result):
                 return _astream(result, call, contextvars.copy_context())
-            return call.finish(result)
+            return await call.afinish(result)
         except BaseException as error:
-            _raise(call.fail(error), error)
+            _raise(await call.afail(error), error)
 
 
 def _stream(chunks: Iterator[Any], call: _Call, context: contextvars.Context) -> Iterator[Any]:
@@ -168,7 +359,7 @@ def _stream(chunks: Iterator[Any], call: _Call, context: contextvars.Context) ->
 
 
 def _finish_in(context: contextvars.Context, call: _Call, output: str) -> None:
-    """POST_STEP, OUTPUT, END after the last chunk; an abort there still ends the run as failed."""
+    """POST_STEP, AGENT_TURN_END, OUTPUT, END after the last chunk; an abort there still ends the run as failed."""
     try:
         context.run(call.finish, output)
     except BaseException as error:
@@ -187,81 +378,99 @@ async def _astream(chunks: AsyncIterator[Any], call: _Call, context: contextvars
                 seen.append(chunk)
             yield chunk
     except BaseException as error:
-        kept = context.run(call.fail, error)
+        kept = await _in_context(call.afail(error), context)
         if isinstance(error, GeneratorExit):
             raise
         _raise(kept, error)
     else:
-        _finish_in(context, call, "".join(seen))
+        try:
+            await _in_context(call.afinish("".join(seen)), context)
+        except BaseException as error:
+            _raise(await _in_context(call.afail(error), context), error)
 
 
 async def _in_context(step: Any, context: contextvars.Context) -> Any:
     import asyncio
 
     loop = asyncio.get_running_loop()
-    try:
-        task = loop.create_task(step, context=context)  # type: ignore[call-arg]
-    except TypeError:  # Python 3.10 has no context= here
-        task = loop.create_task(step)
+    task = context.run(loop.create_task, step)  # the task runs in (a copy of) the call's context
     return await task
 
 
 # -- wrappers ---------------------------------------------------------------------------------
 
 
-def _agent_call(agent: Any) -> Callable[[ExitStack, Latch], _Call]:
+def _needs_nothing(agent: Any, private: AbstractContextManager[Any] | None) -> bool:
+    """No hook anywhere, no run around this call, no private hooks: PraisonAI runs untouched."""
+    return private is None and current_latch() is None and not hooks_anywhere()
+
+
+def _agent_call(agent: Any) -> MakeCall:
     name = agent_name(agent)
     fields = {"agent": agent, "agent_role": name}
 
     def make(stack: ExitStack, latch: Latch) -> _Call:
-        return _Call(stack, latch, step_kind="agent", step_key=id(agent), step_name=name,
-                     fields=fields, execution_fields=fields)
+        turn = AgentTurn(agent)
+        stack.enter_context(agent_turn(turn))
+        return _Call(latch, fields, turn)
 
     return make
-
-
-def _enter_turn(agent: Any) -> Callable[[ExitStack], None]:
-    return lambda stack: stack.enter_context(agent_turn(agent))  # type: ignore[func-returns-value]
 
 
 def agent_entry(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``Agent.start / run / chat``."""
     if instance is None:
         return wrapped(*args, **kwargs)
-    return run_sync(wrapped, args, kwargs, "prompt", _agent_call(instance), _enter_turn(instance))
+    private = private_hooks(instance)
+    if _needs_nothing(instance, private):
+        return wrapped(*args, **kwargs)
+    check_latch()
+    if continues_turn(instance):
+        return wrapped(*args, **kwargs)
+    with _private_scope(instance, private):
+        return run_sync(wrapped, args, kwargs, "prompt", _agent_call(instance))
+
+
+async def _agent_aentry(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs,
+                        private: AbstractContextManager[Any] | None) -> Any:
+    with _private_scope(instance, private):
+        return await run_async(wrapped, args, kwargs, "prompt", _agent_call(instance))
 
 
 def agent_aentry(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``Agent.astart / arun / achat``."""
     if instance is None:
         return wrapped(*args, **kwargs)
-    return run_async(wrapped, args, kwargs, "prompt", _agent_call(instance), _enter_turn(instance))
+    private = private_hooks(instance)
+    if _needs_nothing(instance, private):
+        return wrapped(*args, **kwargs)
+    check_latch()
+    if continues_turn(instance):
+        return wrapped(*args, **kwargs)
+    return _agent_aentry(wrapped, instance, args, kwargs, private)
 
 
-def _team_call(team: Any) -> Callable[[ExitStack, Latch], _Call]:
+def _team_call(team: Any) -> MakeCall:
     def make(stack: ExitStack, latch: Latch) -> _Call:
-        return _Call(stack, latch, step_kind=None, step_key=None, step_name=None,
-                     fields={"crew": team}, execution_fields={"crew": team})
+        return _Call(latch, {"crew": team}, None)
 
     return make
 
 
-def _no_turn(stack: ExitStack) -> None:
-    return None
-
-
 def team_entry(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``AgentTeam.start``."""
-    if instance is None:
+    if instance is None or (current_latch() is None and not hooks_anywhere()):
         return wrapped(*args, **kwargs)
-    return run_sync(wrapped, args, kwargs, "content", _team_call(instance), _no_turn)
+    check_latch()
+    return run_sync(wrapped, args, kwargs, "content", _team_call(instance))
 
 
 def team_aentry(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``AgentTeam.astart``."""
-    if instance is None:
+    if instance is None or (current_latch() is None and not hooks_anywhere()):
         return wrapped(*args, **kwargs)
-    return run_async(wrapped, args, kwargs, "content", _team_call(instance), _no_turn)
+    check_latch()
+    return run_async(wrapped, args, kwargs, "content", _team_call(instance))
 
 
 # -- task steps ---------------------------------------------------------------------------------
@@ -292,9 +501,9 @@ class _TaskStep:
         agent = getattr(self.task, "agent", None)
         self.fields = {"task": self.task, "crew": team, "agent": agent, "agent_role": agent_name(agent)}
         self.original = getattr(self.task, "description", None)
+        self.started = perf_counter()
 
-    def begin(self) -> None:
-        replaced = pre_step(FRAMEWORK, "task", self.name, self.original, **self.fields)
+    def begin(self, replaced: Any) -> None:
         if self.task is not None and replaced is not self.original and isinstance(replaced, str):
             self.task.description = replaced
 
@@ -302,39 +511,40 @@ class _TaskStep:
         if self.task is not None and getattr(self.task, "description", None) is not self.original:
             self.task.description = self.original
 
-    def end(self, output: Any) -> Any:
-        return post_step(FRAMEWORK, "task", self.name, output, **self.fields)
-
 
 def task_step(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``AgentTeam.execute_task``."""
-    if instance is None:
+    if instance is None or (current_latch() is None and not hooks_anywhere()):
         return wrapped(*args, **kwargs)
+    check_latch()
     with run_scope() as latch:
         step = _TaskStep(instance, args, kwargs)
-        step.begin()
+        step.begin(_guarded(lambda: pre_step(FRAMEWORK, "task", step.name, step.original, **step.fields)))
         try:
             output = wrapped(*args, **kwargs)
         finally:
             step.restore()
         latch.check()
-        return step.end(output)
+        return _guarded(lambda: post_step(FRAMEWORK, "task", step.name, output, started=step.started,
+                                          **step.fields))
 
 
 async def _atask_step(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     with run_scope() as latch:
         step = _TaskStep(instance, args, kwargs)
-        step.begin()
+        step.begin(await _aguarded(apre_step(FRAMEWORK, "task", step.name, step.original, **step.fields)))
         try:
             output = await wrapped(*args, **kwargs)
         finally:
             step.restore()
         latch.check()
-        return step.end(output)
+        return await _aguarded(apost_step(FRAMEWORK, "task", step.name, output, started=step.started,
+                                          **step.fields))
 
 
 def task_astep(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``AgentTeam.aexecute_task``."""
-    if instance is None:
+    if instance is None or (current_latch() is None and not hooks_anywhere()):
         return wrapped(*args, **kwargs)
+    check_latch()
     return _atask_step(wrapped, instance, args, kwargs)

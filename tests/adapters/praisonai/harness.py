@@ -162,6 +162,8 @@ class PraisonAIHarness(Harness):
             prompt: str = "What is 2 + 3?") -> RunResult:
         tool_runs: list[tuple[str, dict[str, Any]]] = []
         self.server.script(script)
+        # a failing turn is answered once: a retried request (same conversation) gets the next turn
+        self.server.by_conversation = not any(turn.error is not None for turn in script)
         fresh_openai_client()
         output: Any = None
         error: BaseException | None = None
@@ -177,6 +179,8 @@ class PraisonAIHarness(Harness):
                 raise ValueError(f"PraisonAI has no {entry!r} entry point")
         except Exception as caught:  # noqa: BLE001 - the scenario inspects it
             error = caught
+        finally:
+            self.server.by_conversation = True
         return RunResult(
             output=output if output is None or isinstance(output, str) else str(output),
             error=error,
