@@ -548,3 +548,41 @@ def task_astep(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: K
         return wrapped(*args, **kwargs)
     check_latch()
     return _atask_step(wrapped, instance, args, kwargs)
+
+
+# -- achat() with PraisonAI model middleware ---------------------------------------------------
+
+
+_REMEMBERED = "_hookport_achat_contexts"
+
+
+def remember_context(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``ChatMixin._achat_completion_with_retry`` (1.7): keep the caller's context on the agent.
+
+    With model middleware (``Agent(hooks=[before_model(...)])``) PraisonAI sends
+    the request from ``run_in_executor`` without copying the context, then back
+    on the loop through ``run_coroutine_threadsafe``: the run's state (its
+    latch, the agent turn, scoped hooks) would be lost on the way.
+    """
+    if instance is None or not getattr(instance, "_hooks", None) or (current_latch() is None
+                                                                     and not hooks_anywhere()):
+        return wrapped(*args, **kwargs)
+    return _remembering(wrapped, instance, args, kwargs)
+
+
+async def _remembering(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    stack = instance.__dict__.setdefault(_REMEMBERED, [])
+    stack.append(contextvars.copy_context())
+    try:
+        return await wrapped(*args, **kwargs)
+    finally:
+        stack.pop()
+
+
+def in_remembered_context(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``ChatMixin._achat_completion_with_retry_core`` (1.7): reached from the middleware's
+    executor without the run's context, it runs in the one `remember_context` kept."""
+    remembered = getattr(instance, "__dict__", {}).get(_REMEMBERED) if instance is not None else None
+    if not remembered or current_latch() is not None:
+        return wrapped(*args, **kwargs)
+    return _in_context(wrapped(*args, **kwargs), remembered[-1].copy())

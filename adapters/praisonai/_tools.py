@@ -36,6 +36,7 @@ from hookport.adapters.praisonai._state import (
     FRAMEWORK,
     agent_name,
     check_latch,
+    current_latch,
     current_turn,
     record,
     same_tool_call,
@@ -254,3 +255,30 @@ def tool_definitions(wrapped: Callable[..., Any], instance: Any, args: Args, kwa
 def _model_of(agent: Any) -> str:
     model = getattr(agent, "llm", None)
     return model if isinstance(model, str) else ""
+
+
+# -- PraisonAI's tool retry loop --------------------------------------------------------------------
+
+
+def tool_attempt(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``ToolExecutionMixin._execute_tool_with_circuit_breaker`` (1.6+): one attempt of PraisonAI's
+    tool retry loop.
+
+    When the run's abort was recorded during the attempt (an agent the tool ran
+    was stopped by a hook), the attempt reports a policy denial, which that loop
+    never retries: the tool's body is not run again for an abort that is
+    already final, and ``execute_tool``'s wrapper raises it.
+    """
+    latch = current_latch()
+    if latch is None:
+        return wrapped(*args, **kwargs)
+    if latch.error is None:
+        try:
+            result = wrapped(*args, **kwargs)
+        except Exception:
+            if latch.error is None:
+                raise
+        else:
+            if latch.error is None:
+                return result
+    return {"error": f"the run was aborted by a hook: {latch.error}", "policy_denied": True}
