@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from hookport import ExtensionPoint, HookAborted, InterceptionPoint, on, register_hook, register_scoped, scoped_hooks
-from tests.adapters.praisonai.harness import MODEL, build_agent, praisonai_version
+from tests.adapters.praisonai.harness import MODEL, build_agent, fresh_openai_client, praisonai_version
 from tests.conformance.harness import Turn
 from tests.support.openai_server import ScriptedOpenAIServer
 
@@ -220,6 +220,7 @@ def test_two_chats_are_two_turns(server: ScriptedOpenAIServer) -> None:
     agent = build_agent("alpha", [])
     server.script([Turn.final("one")])
     agent.chat("first")
+    fresh_openai_client()
     server.script([Turn.final("two")])
     agent.chat("second")
     assert [c.payload for c in starts] == ["first", "second"] and len(ends) == 2
@@ -257,6 +258,7 @@ def test_a_private_hookport_registry_guards_its_agent_only(server: ScriptedOpenA
     assert "Execution of purge_records was blocked by security policy." in str(server.requests[1]["messages"])
 
     other_runs: list[Any] = []
+    fresh_openai_client()  # 1.6 - 1.7.0 reuse a client bound to the previous chat's closed loop
     server.script([Turn.call("purge_records", table="users"), Turn.final("done")])
     assert build_agent("other", other_runs).chat("purge users") == "done"
     assert other_runs == [("purge_records", {"table": "users"})], "another agent saw the private hooks"
@@ -299,6 +301,7 @@ def test_hookport_middleware_in_a_hooks_list_is_private_to_its_agent(server: Scr
     observe.__hookport_point__ = P.PRE_MODEL_CALL  # type: ignore[attr-defined]
     server.script([Turn.final("done")])
     assert build_agent("alpha", [], hooks=[observe]).chat("hi") == "done"
+    fresh_openai_client()
     server.script([Turn.final("done")])
     assert build_agent("beta", []).chat("hi") == "done"
     assert seen == ["alpha"]
