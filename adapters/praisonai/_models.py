@@ -108,6 +108,7 @@ def _plain(value: Any) -> Any:
 
 _MESSAGES_SLOT: Any = LLMCallHookContext.__dict__["messages"]
 _LAZY: Any = object()
+_BUILT: Any = object()
 
 
 class PraisonAIModelContext(LLMCallHookContext):
@@ -129,24 +130,22 @@ class PraisonAIModelContext(LLMCallHookContext):
 
     @property  # type: ignore[override]
     def messages(self) -> list[dict[str, Any]]:
-        try:
-            return _MESSAGES_SLOT.__get__(self, LLMCallHookContext)  # type: ignore[no-any-return]
-        except AttributeError:
-            built = as_message_dicts(self._native)
-            _MESSAGES_SLOT.__set__(self, built)
-            return built
+        if self._native is not _BUILT:
+            _MESSAGES_SLOT.__set__(self, as_message_dicts(self._native))
+            self._native = _BUILT
+        return _MESSAGES_SLOT.__get__(self, LLMCallHookContext)  # type: ignore[no-any-return]
 
     @messages.setter
     def messages(self, value: list[dict[str, Any]]) -> None:
         if value is not _LAZY:
             _MESSAGES_SLOT.__set__(self, value)
+            self._native = _BUILT
 
     def request_messages(self) -> Any:
         """What the request sends: the hooks' list once anyone read it, else PraisonAI's own."""
-        try:
+        if self._native is _BUILT:
             return _MESSAGES_SLOT.__get__(self, LLMCallHookContext)
-        except AttributeError:
-            return self._native
+        return self._native
 
 
 def _context(messages: Any, params: Kwargs, api: str) -> PraisonAIModelContext:
@@ -336,17 +335,15 @@ class CompletionShape(ResponseShape[Any]):
     """A ChatCompletion, a LiteLLM ModelResponse, or a stream buffered for POST hooks."""
 
     def text(self, result: Any) -> str | None:
-        chunks = getattr(result, "_self_chunks", None)
-        if chunks is not None:
-            return _chunks_text(chunks)
+        if type(result) in _BUFFERED:
+            return _chunks_text(result._self_chunks)
         return _completion_text(result)
 
     def replace(self, result: Any, text: str) -> Any:
         if result is None:
             return _made_completion(text, None, "chat")
-        chunks = getattr(result, "_self_chunks", None)
-        if chunks is not None:
-            _replace_chunks_text(chunks, text)
+        if type(result) in _BUFFERED:
+            _replace_chunks_text(result._self_chunks, text)
         elif _completion_text(result) is not None:
             result.choices[0].message.content = text
         return result
@@ -361,6 +358,7 @@ class CompletionShape(ResponseShape[Any]):
 
 
 COMPLETION = CompletionShape()
+_BUFFERED = (_BufferedStream, _BufferedAsyncStream, _MadeStream)
 
 
 # -- chat.completions.create / parse, LiteLLM's completion helpers ----------------------------------

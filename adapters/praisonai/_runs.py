@@ -35,7 +35,7 @@ from __future__ import annotations
 import contextvars
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import AbstractContextManager, ExitStack, contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from time import perf_counter
 from typing import Any
 
@@ -51,19 +51,23 @@ from hookport.boundary import (
     post_step,
     pre_step,
 )
+from hookport.contexts import StepContext
+from hookport.dispatch import adispatch, dispatch
 from hookport.points import InterceptionPoint, Point
 from hookport.registry import has_hooks, scoped_hooks
 
 from hookport.adapters.praisonai._state import (
     FRAMEWORK,
     AgentTurn,
-    Latch,
     agent_name,
-    agent_turn,
     check_latch,
+    close_latch,
     continues_turn,
     current_latch,
+    enter_turn,
     hooks_anywhere,
+    leave_turn,
+    open_latch,
     record,
     run_scope,
 )
@@ -93,12 +97,16 @@ def _with_first_argument(args: Args, kwargs: Kwargs, name: str, value: Any) -> t
 # -- an agent's private hooks --------------------------------------------------------------
 
 
-def _hookport_registry_type() -> type | None:
-    try:
+_registry_type: list[type] = []
+
+
+def _hookport_registry_type() -> type:
+    """hookport's dialect `HookRegistry` (imported on first use: most runs never need the dialect)."""
+    if not _registry_type:
         from hookport.compat.praisonai import HookRegistry
-    except ImportError:  # pragma: no cover - part of hookport
-        return None
-    return HookRegistry
+
+        _registry_type.append(HookRegistry)
+    return _registry_type[0]
 
 
 def private_hooks(agent: Any) -> AbstractContextManager[Any] | None:
@@ -113,7 +121,7 @@ def private_hooks(agent: Any) -> AbstractContextManager[Any] | None:
     if param is None:
         return None
     registry_type = _hookport_registry_type()
-    if registry_type is not None and isinstance(param, registry_type):
+    if isinstance(param, registry_type):
         return param.activate()  # type: ignore[no-any-return]
     items = getattr(agent, "_hooks", None)
     if not isinstance(items, list):
@@ -123,7 +131,7 @@ def private_hooks(agent: Any) -> AbstractContextManager[Any] | None:
         point = getattr(item, "__hookport_point__", None)
         if point is not None:
             grouped.setdefault(point, []).append(item)
-        elif registry_type is not None and isinstance(item, registry_type):
+        elif isinstance(item, registry_type):
             return item.activate()  # type: ignore[no-any-return]
     return scoped_hooks(grouped) if grouped else None
 
@@ -192,58 +200,77 @@ async def _aguarded(step: Any) -> Any:
 
 
 class _Call:
-    """The execution (when outermost) and the agent turn (when there is one) of one call."""
+    """One call of an entry point: the run's latch, the execution (when outermost), the agent turn."""
 
-    def __init__(self, latch: Latch, execution_fields: dict[str, Any], turn: AgentTurn | None) -> None:
-        self.latch = latch
+    def __init__(self, execution_fields: dict[str, Any], agent: Any = None) -> None:
+        self.latch, self._latch_token = open_latch()
         self.execution_fields = execution_fields
-        self.turn = turn
+        self.turn = AgentTurn(agent) if agent is not None else None
+        self._turn_token = enter_turn(self.turn) if self.turn is not None else None
         self.run: Execution | None = None
 
-    # -- fields of the turn's contexts, built only for a point that has hooks
+    def close(self) -> None:
+        """Put back what the call set: the current execution, turn and latch."""
+        if self.run is not None:
+            self.run.close()
+        if self._turn_token is not None:
+            leave_turn(self._turn_token)
+        close_latch(self._latch_token)
 
-    def _turn_fields(self, point: Point, output: Any = None) -> dict[str, Any]:
+    # -- turn and step points: built only when the point has hooks; an abort is the run's
+
+    def _turn_context(self, point: Point, payload: Any, end: bool) -> StepContext:
         turn = self.turn
         assert turn is not None
-        fields: dict[str, Any] = {"agent": turn.agent, "agent_role": turn.name}
-        if has_hooks(point):
-            agent = turn.agent
-            if point in (TURN_START, P.PRE_STEP):
-                fields["metadata"] = {
-                    "prompt": turn.prompt,
-                    "conversation_history": getattr(agent, "chat_history", None) or [],
-                    "tools_available": [_tool_name(t) for t in getattr(agent, "tools", None) or ()],
-                }
-            else:
-                fields["metadata"] = {"prompt": turn.prompt, "tools_used": list(turn.tools_used)}
-        return fields
+        agent = turn.agent
+        if end:
+            metadata = {"prompt": turn.prompt, "tools_used": list(turn.tools_used)}
+            return StepContext(payload, kind=_KINDS[point], step_name=turn.name, output=payload,
+                               duration_ms=(perf_counter() - turn.started) * 1000.0, framework=FRAMEWORK,
+                               agent=agent, agent_role=turn.name, metadata=metadata)
+        metadata = {
+            "prompt": turn.prompt,
+            "conversation_history": getattr(agent, "chat_history", None) or [],
+            "tools_available": [_tool_name(t) for t in getattr(agent, "tools", None) or ()],
+        }
+        return StepContext(payload, kind=_KINDS[point], step_name=turn.name, framework=FRAMEWORK, agent=agent,
+                           agent_role=turn.name, metadata=metadata)
+
+    def _turn_point(self, point: Point, payload: Any, end: bool = False) -> Any:
+        if not has_hooks(point):
+            return payload
+        try:
+            return dispatch(point, self._turn_context(point, payload, end)).payload
+        except Exception as error:
+            raise record(error) from None
+
+    async def _aturn_point(self, point: Point, payload: Any, end: bool = False) -> Any:
+        if not has_hooks(point):
+            return payload
+        try:
+            return (await adispatch(point, self._turn_context(point, payload, end))).payload
+        except Exception as error:
+            raise record(error) from None
 
     # -- sync
 
-    def open(self, stack: ExitStack, inputs: Any) -> Any:
+    def open(self, inputs: Any) -> Any:
         """EXECUTION_START + INPUT (outermost only), AGENT_TURN_START, PRE_STEP; returns the inputs."""
         self.run = open_execution(FRAMEWORK, **self.execution_fields)
         if self.run is not None:
-            stack.callback(self.run.close)
             inputs = self.run.begin(inputs)
-        turn = self.turn
-        if turn is not None:
-            turn.prompt = inputs
-            inputs = _guarded(lambda: pre_step(FRAMEWORK, AGENT_TURN, turn.name, inputs, point=TURN_START,
-                                               **self._turn_fields(TURN_START)))
-            inputs = _guarded(lambda: pre_step(FRAMEWORK, "agent", turn.name, inputs,
-                                               **self._turn_fields(P.PRE_STEP)))
+        if self.turn is not None:
+            self.turn.prompt = inputs
+            inputs = self._turn_point(TURN_START, inputs)
+            inputs = self._turn_point(P.PRE_STEP, inputs)
         return inputs
 
     def finish(self, output: Any) -> Any:
         """POST_STEP, AGENT_TURN_END, then OUTPUT + EXECUTION_END; raises the run's abort instead."""
         self.latch.check()
-        turn = self.turn
-        if turn is not None:
-            output = _guarded(lambda: post_step(FRAMEWORK, "agent", turn.name, output, started=turn.started,
-                                                **self._turn_fields(P.POST_STEP)))
-            output = _guarded(lambda: post_step(FRAMEWORK, AGENT_TURN, turn.name, output, started=turn.started,
-                                                point=TURN_END, **self._turn_fields(TURN_END)))
+        if self.turn is not None:
+            output = self._turn_point(P.POST_STEP, output, end=True)
+            output = self._turn_point(TURN_END, output, end=True)
         if self.run is not None:
             output = self.run.succeed(output)
         return output
@@ -257,28 +284,21 @@ class _Call:
 
     # -- async: async hooks are awaited on the running loop
 
-    async def aopen(self, stack: ExitStack, inputs: Any) -> Any:
+    async def aopen(self, inputs: Any) -> Any:
         self.run = open_execution(FRAMEWORK, **self.execution_fields)
         if self.run is not None:
-            stack.callback(self.run.close)
             inputs = await self.run.abegin(inputs)
-        turn = self.turn
-        if turn is not None:
-            turn.prompt = inputs
-            inputs = await _aguarded(apre_step(FRAMEWORK, AGENT_TURN, turn.name, inputs, point=TURN_START,
-                                               **self._turn_fields(TURN_START)))
-            inputs = await _aguarded(apre_step(FRAMEWORK, "agent", turn.name, inputs,
-                                               **self._turn_fields(P.PRE_STEP)))
+        if self.turn is not None:
+            self.turn.prompt = inputs
+            inputs = await self._aturn_point(TURN_START, inputs)
+            inputs = await self._aturn_point(P.PRE_STEP, inputs)
         return inputs
 
     async def afinish(self, output: Any) -> Any:
         self.latch.check()
-        turn = self.turn
-        if turn is not None:
-            output = await _aguarded(apost_step(FRAMEWORK, "agent", turn.name, output, started=turn.started,
-                                                **self._turn_fields(P.POST_STEP)))
-            output = await _aguarded(apost_step(FRAMEWORK, AGENT_TURN, turn.name, output, started=turn.started,
-                                                point=TURN_END, **self._turn_fields(TURN_END)))
+        if self.turn is not None:
+            output = await self._aturn_point(P.POST_STEP, output, end=True)
+            output = await self._aturn_point(TURN_END, output, end=True)
         if self.run is not None:
             output = await self.run.asucceed(output)
         return output
@@ -288,6 +308,9 @@ class _Call:
         if self.run is not None:
             await self.run.afail(kept)
         return kept
+
+
+_KINDS: dict[Point, str] = {TURN_START: AGENT_TURN, TURN_END: AGENT_TURN, P.PRE_STEP: "agent", P.POST_STEP: "agent"}
 
 
 def _tool_name(tool: Any) -> str:
@@ -301,38 +324,34 @@ def _raise(kept: BaseException, error: BaseException) -> None:
     raise kept from error
 
 
-MakeCall = Callable[[ExitStack, Latch], _Call]
-
-
-def run_sync(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs, arg_name: str, make_call: MakeCall) -> Any:
-    with ExitStack() as stack:
-        latch = stack.enter_context(run_scope())
-        call = make_call(stack, latch)
-        try:
-            inputs = call.open(stack, _first_argument(args, kwargs, arg_name))
-            args, kwargs = _with_first_argument(args, kwargs, arg_name, inputs)
-            result = wrapped(*args, **kwargs)
-            if inspect.isgenerator(result):
-                return _stream(result, call, contextvars.copy_context())
-            return call.finish(result)
-        except BaseException as error:
-            _raise(call.fail(error), error)
+def run_sync(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs, arg_name: str, call: _Call) -> Any:
+    try:
+        inputs = call.open(_first_argument(args, kwargs, arg_name))
+        args, kwargs = _with_first_argument(args, kwargs, arg_name, inputs)
+        result = wrapped(*args, **kwargs)
+        if inspect.isgenerator(result):
+            return _stream(result, call, contextvars.copy_context())
+        return call.finish(result)
+    except BaseException as error:
+        _raise(call.fail(error), error)
+    finally:
+        call.close()
 
 
 async def run_async(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs, arg_name: str,
-                    make_call: MakeCall) -> Any:
-    with ExitStack() as stack:
-        latch = stack.enter_context(run_scope())
-        call = make_call(stack, latch)
-        try:
-            inputs = await call.aopen(stack, _first_argument(args, kwargs, arg_name))
-            args, kwargs = _with_first_argument(args, kwargs, arg_name, inputs)
-            result = await wrapped(*args, **kwargs)
-            if inspect.isasyncgen(result):
-                return _astream(result, call, contextvars.copy_context())
-            return await call.afinish(result)
-        except BaseException as error:
-            _raise(await call.afail(error), error)
+                    make_call: Callable[[], _Call]) -> Any:
+    call = make_call()  # here, not in the caller: the call's ContextVars belong to this task's context
+    try:
+        inputs = await call.aopen(_first_argument(args, kwargs, arg_name))
+        args, kwargs = _with_first_argument(args, kwargs, arg_name, inputs)
+        result = await wrapped(*args, **kwargs)
+        if inspect.isasyncgen(result):
+            return _astream(result, call, contextvars.copy_context())
+        return await call.afinish(result)
+    except BaseException as error:
+        _raise(await call.afail(error), error)
+    finally:
+        call.close()
 
 
 def _stream(chunks: Iterator[Any], call: _Call, context: contextvars.Context) -> Iterator[Any]:
@@ -405,16 +424,8 @@ def _needs_nothing(agent: Any, private: AbstractContextManager[Any] | None) -> b
     return private is None and current_latch() is None and not hooks_anywhere()
 
 
-def _agent_call(agent: Any) -> MakeCall:
-    name = agent_name(agent)
-    fields = {"agent": agent, "agent_role": name}
-
-    def make(stack: ExitStack, latch: Latch) -> _Call:
-        turn = AgentTurn(agent)
-        stack.enter_context(agent_turn(turn))
-        return _Call(latch, fields, turn)
-
-    return make
+def _agent_call(agent: Any) -> _Call:
+    return _Call({"agent": agent, "agent_role": agent_name(agent)}, agent)
 
 
 def agent_entry(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
@@ -427,6 +438,8 @@ def agent_entry(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: 
     check_latch()
     if continues_turn(instance):
         return wrapped(*args, **kwargs)
+    if private is None and _private.get() is None:
+        return run_sync(wrapped, args, kwargs, "prompt", _agent_call(instance))
     with _private_scope(instance, private):
         return run_sync(wrapped, args, kwargs, "prompt", _agent_call(instance))
 
@@ -434,7 +447,7 @@ def agent_entry(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: 
 async def _agent_aentry(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs,
                         private: AbstractContextManager[Any] | None) -> Any:
     with _private_scope(instance, private):
-        return await run_async(wrapped, args, kwargs, "prompt", _agent_call(instance))
+        return await run_async(wrapped, args, kwargs, "prompt", lambda: _agent_call(instance))
 
 
 def agent_aentry(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
@@ -447,14 +460,9 @@ def agent_aentry(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs:
     check_latch()
     if continues_turn(instance):
         return wrapped(*args, **kwargs)
+    if private is None and _private.get() is None:
+        return run_async(wrapped, args, kwargs, "prompt", lambda: _agent_call(instance))
     return _agent_aentry(wrapped, instance, args, kwargs, private)
-
-
-def _team_call(team: Any) -> MakeCall:
-    def make(stack: ExitStack, latch: Latch) -> _Call:
-        return _Call(latch, {"crew": team}, None)
-
-    return make
 
 
 def team_entry(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
@@ -462,7 +470,7 @@ def team_entry(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: K
     if instance is None or (current_latch() is None and not hooks_anywhere()):
         return wrapped(*args, **kwargs)
     check_latch()
-    return run_sync(wrapped, args, kwargs, "content", _team_call(instance))
+    return run_sync(wrapped, args, kwargs, "content", _Call({"crew": instance}))
 
 
 def team_aentry(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
@@ -470,7 +478,7 @@ def team_aentry(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: 
     if instance is None or (current_latch() is None and not hooks_anywhere()):
         return wrapped(*args, **kwargs)
     check_latch()
-    return run_async(wrapped, args, kwargs, "content", _team_call(instance))
+    return run_async(wrapped, args, kwargs, "content", lambda: _Call({"crew": instance}))
 
 
 # -- task steps ---------------------------------------------------------------------------------

@@ -160,17 +160,26 @@ def same_tool_call(name: Any) -> bool:
     return running is not None and running.name == name and running.turn is _turn.get()
 
 
-@contextmanager
-def tool_running(name: Any) -> Iterator[None]:
-    """Mark tool `name` of the current turn as running, for the work inside the block."""
+def start_tool(name: Any) -> Any:
+    """Mark tool `name` of the current turn as running; give the token to `end_tool`."""
     turn = _turn.get()
     if turn is not None:
         turn.tools_used.append(str(name))
-    token = _tool.set(ToolRun(turn, name))
+    return _tool.set(ToolRun(turn, name))
+
+
+def end_tool(token: Any) -> None:
+    _reset(_tool, token)
+
+
+@contextmanager
+def tool_running(name: Any) -> Iterator[None]:
+    """`start_tool` ... `end_tool` as a block."""
+    token = start_tool(name)
     try:
         yield
     finally:
-        _reset(_tool, token)
+        end_tool(token)
 
 
 def agent_name(agent: Any) -> str | None:
@@ -189,3 +198,29 @@ def _reset(var: ContextVar[Any], token: Any) -> None:
         var.reset(token)
     except ValueError:  # left in another context (a generator closed elsewhere)
         var.set(None)
+
+
+# -- the same, as tokens (the entry points' hot path avoids context managers) ----------------------
+
+
+def open_latch() -> tuple[Latch, Any]:
+    """The run's latch, created when this is the outermost call; give the token to `close_latch`."""
+    latch = _latch.get()
+    if latch is not None:
+        return latch, None
+    latch = Latch()
+    return latch, _latch.set(latch)
+
+
+def close_latch(token: Any) -> None:
+    if token is not None:
+        _reset(_latch, token)
+
+
+def enter_turn(turn: AgentTurn) -> Any:
+    """Make `turn` the working one; give the token to `leave_turn`."""
+    return _turn.set(turn)
+
+
+def leave_turn(token: Any) -> None:
+    _reset(_turn, token)

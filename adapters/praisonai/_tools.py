@@ -39,7 +39,9 @@ from hookport.adapters.praisonai._state import (
     current_latch,
     current_turn,
     record,
+    end_tool,
     same_tool_call,
+    start_tool,
     tool_running,
 )
 
@@ -130,12 +132,14 @@ class _ToolCall:
     def runner(self, wrapped: Callable[..., Any]) -> Callable[[ToolCallHookContext], Any]:
         def run(ctx: ToolCallHookContext) -> Any:
             args, kwargs = self.with_input(ctx.tool_input)
-            with tool_running(self.name):
-                try:
-                    result = wrapped(*args, **kwargs)
-                except BaseException as error:
-                    self.error = error
-                    raise
+            token = start_tool(self.name)
+            try:
+                result = wrapped(*args, **kwargs)
+            except BaseException as error:
+                self.error = error
+                raise
+            finally:
+                end_tool(token)
             check_latch()  # an abort inside the tool's own work (an agent it ran) ends the run
             return result
 
@@ -144,12 +148,14 @@ class _ToolCall:
     def arunner(self, wrapped: Callable[..., Awaitable[Any]]) -> Callable[[ToolCallHookContext], Awaitable[Any]]:
         async def run(ctx: ToolCallHookContext) -> Any:
             args, kwargs = self.with_input(ctx.tool_input)
-            with tool_running(self.name):
-                try:
-                    result = await wrapped(*args, **kwargs)
-                except BaseException as error:
-                    self.error = error
-                    raise
+            token = start_tool(self.name)
+            try:
+                result = await wrapped(*args, **kwargs)
+            except BaseException as error:
+                self.error = error
+                raise
+            finally:
+                end_tool(token)
             check_latch()
             return result
 
