@@ -113,8 +113,8 @@ def private_hooks(agent: Any) -> AbstractContextManager[Any] | None:
     """The block that scopes `agent`'s own hookport hooks, or None when it has none.
 
     ``Agent(hooks=...)`` keeps the value as ``_hooks_registry_param`` (every
-    supported release; a ``HooksConfig``'s registry on 1.7) and a list as
-    ``_hooks``. A hookport `HookRegistry` is activated; list items that carry
+    supported release; a ``HooksConfig``'s registry on 1.7, the ``HooksConfig``
+    itself before) and a list as ``_hooks``. A hookport `HookRegistry` is activated; list items that carry
     ``__hookport_point__`` (hookport-dialect middleware) are scoped hooks of that point.
     """
     param = getattr(agent, "_hooks_registry_param", None)
@@ -123,6 +123,9 @@ def private_hooks(agent: Any) -> AbstractContextManager[Any] | None:
     registry_type = _hookport_registry_type()
     if isinstance(param, registry_type):
         return param.activate()  # type: ignore[no-any-return]
+    nested = getattr(param, "registry", None)  # a HooksConfig kept whole (1.5, 1.6)
+    if isinstance(nested, registry_type):
+        return nested.activate()  # type: ignore[no-any-return]
     items = getattr(agent, "_hooks", None)
     if not isinstance(items, list):
         items = param if isinstance(param, list) else ()

@@ -305,3 +305,20 @@ def test_hookport_middleware_in_a_hooks_list_is_private_to_its_agent(server: Scr
     server.script([Turn.final("done")])
     assert build_agent("beta", []).chat("hi") == "done"
     assert seen == ["alpha"]
+
+
+def test_a_hookport_registry_inside_praisonais_hooks_config(server: ScriptedOpenAIServer) -> None:
+    try:
+        from praisonaiagents import HooksConfig
+    except ImportError:
+        pytest.skip("no HooksConfig in this release")
+    if "registry" not in getattr(HooksConfig, "__dataclass_fields__", {}):
+        pytest.skip("this release's HooksConfig has no registry field")
+    from hookport.compat.praisonai import HookRegistry
+
+    registry = HookRegistry()
+    registry.register_function("before_tool", lambda event: "no purges" if event.tool_name == "purge_records" else None)
+    runs: list[Any] = []
+    server.script([Turn.call("purge_records", table="users"), Turn.final("done")])
+    assert build_agent("guarded", runs, hooks=HooksConfig(registry=registry)).chat("purge users") == "done"
+    assert runs == []
