@@ -86,8 +86,9 @@ class PraisonAIAdapter(Adapter):
         })
 
     def targets(self) -> Sequence[Target]:
-        agent_turn = (*_BOUNDARY, P.PRE_STEP, P.POST_STEP)
-        tools = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
+        agent_turn = (*_BOUNDARY, ExtensionPoint.AGENT_TURN_START, P.PRE_STEP, P.POST_STEP,
+                      ExtensionPoint.AGENT_TURN_END)
+        tools = (P.PRE_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL, P.POST_TOOL_CALL)
         task = (P.PRE_STEP, P.POST_STEP)
         return (
             Target(_AGENT, "Agent.start", _runs.agent_entry, agent_turn, "sync"),

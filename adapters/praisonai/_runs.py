@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import contextvars
 import inspect
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from time import perf_counter
 from typing import Any
@@ -97,10 +97,10 @@ def _with_first_argument(args: Args, kwargs: Kwargs, name: str, value: Any) -> t
 # -- an agent's private hooks --------------------------------------------------------------
 
 
-_registry_type: list[type] = []
+_registry_type: list[Any] = []
 
 
-def _hookport_registry_type() -> type:
+def _hookport_registry_type() -> Any:
     """hookport's dialect `HookRegistry` (imported on first use: most runs never need the dialect)."""
     if not _registry_type:
         from hookport.compat.praisonai import HookRegistry
@@ -357,7 +357,7 @@ async def run_async(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs, arg
         call.close()
 
 
-def _stream(chunks: Iterator[Any], call: _Call, context: contextvars.Context) -> Iterator[Any]:
+def _stream(chunks: Generator[Any, Any, Any], call: _Call, context: contextvars.Context) -> Iterator[Any]:
     """Yield the framework's chunks, each produced inside the call's context; end the call at the end."""
     seen: list[str] = []
     try:

@@ -141,16 +141,6 @@ def continues_turn(agent: Any) -> bool:
     return running is None or running.turn is not turn
 
 
-@contextmanager
-def agent_turn(turn: AgentTurn) -> Iterator[AgentTurn]:
-    """Mark `turn` as the one working, for the model and tool calls made inside the block."""
-    token = _turn.set(turn)
-    try:
-        yield turn
-    finally:
-        _reset(_turn, token)
-
-
 # -- tool calls ---------------------------------------------------------------------------------
 
 
