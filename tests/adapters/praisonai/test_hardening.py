@@ -322,3 +322,58 @@ def test_a_hookport_registry_inside_praisonais_hooks_config(server: ScriptedOpen
     server.script([Turn.call("purge_records", table="users"), Turn.final("done")])
     assert build_agent("guarded", runs, hooks=HooksConfig(registry=registry)).chat("purge users") == "done"
     assert runs == []
+
+
+# -- concurrent tool calls: async PRE_TOOL_CALL hooks of different calls overlap ---------------------
+
+
+def _rendezvous_guard(expected: int) -> dict[str, int]:
+    """An async PRE_TOOL_CALL hook that waits (bounded) until `expected` calls entered it."""
+    import threading
+
+    state = {"entered": 0, "met": 0}
+    lock = threading.Lock()
+
+    @on(P.PRE_TOOL_CALL)
+    async def rendezvous(ctx):  # type: ignore[no-untyped-def]
+        with lock:
+            state["entered"] += 1
+        for _ in range(500):  # a bound, not a timing assertion: 0 meetings fail the test
+            with lock:
+                if state["entered"] >= expected:
+                    state["met"] += 1
+                    return
+            await asyncio.sleep(0.01)
+
+    return state
+
+
+def test_concurrent_sync_tool_calls_run_async_hooks_concurrently(server: ScriptedOpenAIServer) -> None:
+    """PraisonAI's parallel tool executor (``ExecutionConfig(parallel_tool_calls=True)``, LiteLLM path)
+    calls ``execute_tool`` from worker threads with copied contexts; so does this test."""
+    import contextvars
+    from concurrent.futures import ThreadPoolExecutor
+
+    state = _rendezvous_guard(2)
+    runs: list[Any] = []
+    agent = build_agent("alpha", runs)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [pool.submit(contextvars.copy_context().run, agent.execute_tool, "add_numbers", {"a": i, "b": 1})
+                   for i in (1, 2)]
+        results = [f.result() for f in futures]
+    assert state == {"entered": 2, "met": 2}, "the second call's hook only started after the first ended"
+    assert sorted(results) == ["2", "3"] and len(runs) == 2
+
+
+def test_concurrent_async_tool_calls_run_async_hooks_concurrently(server: ScriptedOpenAIServer) -> None:
+    state = _rendezvous_guard(2)
+    runs: list[Any] = []
+    agent = build_agent("alpha", runs)
+
+    async def both() -> list[Any]:
+        return list(await asyncio.gather(agent.execute_tool_async("add_numbers", {"a": 1, "b": 1}),
+                                         agent.execute_tool_async("add_numbers", {"a": 2, "b": 1})))
+
+    results = asyncio.run(both())
+    assert state == {"entered": 2, "met": 2}, "the async hooks ran one after the other"
+    assert len(runs) == 2 and [str(r) for r in results] == ["2", "3"]
