@@ -8,11 +8,15 @@ Where each point fires:
 | point | PraisonAI call site |
 |---|---|
 | EXECUTION_START / INPUT / OUTPUT / EXECUTION_END | the outermost ``Agent.start/astart/run/arun/chat/achat`` or ``AgentTeam.start/astart`` |
-| PRE_STEP / POST_STEP ``kind="agent"`` | every agent turn (``chat`` / ``achat``, or ``start(stream=True)``) |
+| AGENT_TURN_START / AGENT_TURN_END, PRE_STEP / POST_STEP ``kind="agent"`` | every agent turn (``chat`` / ``achat``, or ``start(stream=True)``; a call from inside a tool is a new turn) |
 | PRE_STEP / POST_STEP ``kind="task"`` | every task of an ``AgentTeam`` (``execute_task`` / ``aexecute_task``) |
-| PRE_MODEL_CALL / POST_MODEL_CALL | every request on the ``openai`` clients of PraisonAI's ``OpenAIClient``; ``LLM._completion_with_retry`` / ``_acompletion_with_retry`` (LiteLLM, 1.6+) |
-| PRE_TOOL_CALL / POST_TOOL_CALL | ``Agent.execute_tool`` / ``execute_tool_async`` |
+| PRE_MODEL_CALL / WRAP_MODEL_CALL / POST_MODEL_CALL | every request on the ``openai`` clients of PraisonAI's ``OpenAIClient``; ``LLM._completion_with_retry`` / ``_acompletion_with_retry`` (LiteLLM, 1.6+) |
+| PRE_TOOL_CALL / WRAP_TOOL_CALL / POST_TOOL_CALL | ``Agent.execute_tool`` / ``execute_tool_async`` |
 | ``before_tool_definitions`` (extension) | ``Agent._format_tools_for_completion`` |
+| (the run's context) | ``ChatMixin._achat_completion_with_retry`` / ``_core`` (1.7: model middleware's executor) |
+| (the run's abort) | ``ToolExecutionMixin._execute_tool_with_circuit_breaker`` (1.6+: no retry of a tool after an abort inside it) |
+
+``Agent(hooks=<hookport HookRegistry>)`` scopes that registry's hooks to the agent's turns.
 
 PraisonAI's own ``praisonaiagents.hooks`` registry is left alone: hooks
 registered there keep firing once, from PraisonAI's own call sites.
@@ -41,6 +45,12 @@ _AGENT = "praisonaiagents.agent.agent"
 _TEAM = "praisonaiagents.agents.agents"
 _OPENAI_CLIENT = "praisonaiagents.llm.openai_client"
 _LLM = "praisonaiagents.llm.llm"
+_CHAT_MIXIN = "praisonaiagents.agent.chat_mixin"
+_TOOL_EXECUTION = "praisonaiagents.agent.tool_execution"
+CHAT_MIXIN_SINCE = (1, 6, 0)
+"""``ChatMixin`` and ``ToolExecutionMixin`` (whose retry loop runs ``_execute_tool_with_circuit_breaker``)
+exist from 1.6; its ``_achat_completion_with_retry_core`` (reached from the
+model middleware's executor thread without the caller's context) from 1.7."""
 LITELLM_ROUTED_SINCE = (1, 6, 0)
 """From 1.6 every ``litellm`` request of PraisonAI's ``LLM`` class goes through a few helpers
 (``_completion_with_retry``, ``_acompletion_with_retry``, the Responses API ones); 1.5 calls
@@ -58,6 +68,13 @@ class PraisonAIAdapter(Adapter):
     def __init__(self) -> None:
         super().__init__()
         self._clients = _models.OpenAIClientPatch(lambda: self.active)
+        self._achat_context = MethodPatch(_CHAT_MIXIN, "ChatMixin", {
+            "_achat_completion_with_retry": _runs.remember_context,
+            "_achat_completion_with_retry_core": _runs.in_remembered_context,
+        })
+        self._tool_attempts = MethodPatch(_TOOL_EXECUTION, "ToolExecutionMixin", {
+            "_execute_tool_with_circuit_breaker": _tools.tool_attempt,
+        })
         self._litellm = MethodPatch(_LLM, "LLM", {
             "_completion_with_retry": _models.litellm_request,
             "_acompletion_with_retry": _models.alitellm_request,
@@ -69,8 +86,9 @@ class PraisonAIAdapter(Adapter):
         })
 
     def targets(self) -> Sequence[Target]:
-        agent_turn = (*_BOUNDARY, P.PRE_STEP, P.POST_STEP)
-        tools = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
+        agent_turn = (*_BOUNDARY, ExtensionPoint.AGENT_TURN_START, P.PRE_STEP, P.POST_STEP,
+                      ExtensionPoint.AGENT_TURN_END)
+        tools = (P.PRE_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL, P.POST_TOOL_CALL)
         task = (P.PRE_STEP, P.POST_STEP)
         return (
             Target(_AGENT, "Agent.start", _runs.agent_entry, agent_turn, "sync"),
@@ -79,8 +97,8 @@ class PraisonAIAdapter(Adapter):
             Target(_AGENT, "Agent.astart", _runs.agent_aentry, agent_turn, "async"),
             Target(_AGENT, "Agent.arun", _runs.agent_aentry, agent_turn, "async"),
             Target(_AGENT, "Agent.achat", _runs.agent_aentry, agent_turn, "async"),
-            Target(_AGENT, "Agent.execute_tool", _tools.tool_call, tools, "sync"),
-            Target(_AGENT, "Agent.execute_tool_async", _tools.tool_acall, tools, "async"),
+            Target(_AGENT, "Agent.execute_tool", _tools.tool_call_wrapper, tools, "sync"),
+            Target(_AGENT, "Agent.execute_tool_async", _tools.tool_acall_wrapper, tools, "async"),
             Target(_AGENT, "Agent._format_tools_for_completion", _tools.tool_definitions,
                    (ExtensionPoint.BEFORE_TOOL_DEFINITIONS,), "sync"),
             Target(_TEAM, "AgentTeam.start", _runs.team_entry, _BOUNDARY, "sync"),
@@ -98,6 +116,9 @@ class PraisonAIAdapter(Adapter):
                                                   for n in ("sync_client", "async_client"))),
         ]
         version = installed_version(self.distribution)
+        if version is not None and release(version) >= CHAT_MIXIN_SINCE:
+            patches.append((_CHAT_MIXIN, self._achat_context, ()))
+            patches.append((_TOOL_EXECUTION, self._tool_attempts, ()))
         if version is not None and release(version) >= LITELLM_ROUTED_SINCE:
             patches.append((_LLM, self._litellm, ()))
         return patches
@@ -131,6 +152,8 @@ class PraisonAIAdapter(Adapter):
         super().deactivate()
         self._clients.remove()
         self._litellm.remove()
+        self._achat_context.remove()
+        self._tool_attempts.remove()
         _drop_inherited_copies()
 
 

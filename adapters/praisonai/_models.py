@@ -20,46 +20,59 @@ PraisonAI's LiteLLM path (``Agent(llm="provider/model")``, ``llm={...}``,
 ``base_url=``) sends every request through ``LLM._completion_with_retry`` /
 ``_acompletion_with_retry`` from 1.6 on; those two are wrapped the same way.
 
-One request = one PRE and one POST, sync, async or streamed. Hooks see a deep
-copy of the messages as OpenAI-style dicts; what they leave is what the
-request carries, and PraisonAI's own message list is never touched. A
-streamed response is passed through untouched when no POST hook is
-registered; with one, the stream is read to the end first, POST sees the
-whole text, and a replaced text goes out in the first content chunk.
+One request = one PRE and one POST, sync, async or streamed, with the wrap
+hooks around the real request between them (`hookport.calls.model_call`): a
+retry wrap re-sends it, a string a wrap hook returns becomes the answer (a
+ChatCompletion, a LiteLLM ModelResponse, or a one-chunk stream) and the model
+is never asked. POST carries `duration_ms`. Hooks see a deep copy of the
+messages as OpenAI-style dicts, built the first time a hook reads them; what
+they leave is what the request carries, and PraisonAI's own message list is
+never touched. A streamed response is passed through untouched when no POST
+hook is registered; with one, the stream is read to the end inside the call,
+POST sees the whole text, and a replaced text goes out in the first content
+chunk. On the Responses API, wrap hooks run around ``responses.create``; what
+they return is passed on as it is (no string conversion there).
 """
 
 from __future__ import annotations
 
 import copy
+import time
 import weakref
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
+from time import perf_counter
 from typing import Any
 
 import wrapt
 
-from hookport.boundary import ReentrancyGuard
+from hookport.calls import (
+    MODEL_LAYER,
+    ResponseShape,
+    amodel_call,
+    model_call,
+    model_hooks_active,
+    outer_layer_dispatched_model,
+)
 from hookport.contexts import LLMCallHookContext
 from hookport.dispatch import dispatch
-from hookport.points import InterceptionPoint
+from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import has_hooks
+from hookport.wrapping import arun_wrapped, run_wrapped
 
+from hookport.adapters.praisonai._bridge import on_worker, sync_wraps
 from hookport.adapters.praisonai._state import FRAMEWORK, check_latch, current_turn, record
 
 PRE = InterceptionPoint.PRE_MODEL_CALL
 POST = InterceptionPoint.POST_MODEL_CALL
+WRAP = ExtensionPoint.WRAP_MODEL_CALL
 
-_requests = ReentrancyGuard("praisonai_model_request")
 _pending_responses: ContextVar[LLMCallHookContext | None] = ContextVar(
     "hookport_praisonai_responses_request", default=None
 )
 
 Args = tuple[Any, ...]
 Kwargs = dict[str, Any]
-
-
-def _hooked() -> bool:
-    return has_hooks(PRE) or has_hooks(POST)
 
 
 # -- messages and contexts ---------------------------------------------------------------------
@@ -93,15 +106,57 @@ def _plain(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def _context(messages: Any, params: Kwargs, api: str) -> LLMCallHookContext:
+_MESSAGES_SLOT: Any = LLMCallHookContext.__dict__["messages"]
+_LAZY: Any = object()
+_BUILT: Any = object()
+
+
+class PraisonAIModelContext(LLMCallHookContext):
+    """An `LLMCallHookContext` whose `messages` are converted on first read.
+
+    Copying the whole conversation into OpenAI-style dicts costs more than the
+    rest of a no-op hook pair, and most hooks never look at it. The first read
+    of `messages` (or `payload` before the call) builds the deep copy; from then
+    on it is an ordinary list that hooks edit in place or replace, and it is
+    what the request carries. Never read: the request goes out with PraisonAI's
+    own list, untouched.
+    """
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: Any, **fields: Any) -> None:
+        self._native = native
+        super().__init__(_LAZY, **fields)
+
+    @property  # type: ignore[override]
+    def messages(self) -> list[dict[str, Any]]:
+        if self._native is not _BUILT:
+            _MESSAGES_SLOT.__set__(self, as_message_dicts(self._native))
+            self._native = _BUILT
+        return _MESSAGES_SLOT.__get__(self, LLMCallHookContext)  # type: ignore[no-any-return]
+
+    @messages.setter
+    def messages(self, value: list[dict[str, Any]]) -> None:
+        if value is not _LAZY:
+            _MESSAGES_SLOT.__set__(self, value)
+            self._native = _BUILT
+
+    def request_messages(self) -> Any:
+        """What the request sends: the hooks' list once anyone read it, else PraisonAI's own."""
+        if self._native is _BUILT:
+            return _MESSAGES_SLOT.__get__(self, LLMCallHookContext)
+        return self._native
+
+
+def _context(messages: Any, params: Kwargs, api: str) -> PraisonAIModelContext:
     turn = current_turn()
     iterations = 0
     if turn is not None:
         iterations = turn.model_calls
         turn.model_calls += 1
     model = params.get("model")
-    return LLMCallHookContext(
-        as_message_dicts(messages),
+    return PraisonAIModelContext(
+        messages,
         llm=model,
         iterations=iterations,
         agent=turn.agent if turn is not None else None,
@@ -124,7 +179,7 @@ def _dispatch(point: InterceptionPoint, ctx: LLMCallHookContext) -> None:
         raise record(error) from None
 
 
-# -- responses ----------------------------------------------------------------------------------
+# -- chat completion answers --------------------------------------------------------------------
 
 
 def _completion_text(response: Any) -> str | None:
@@ -138,42 +193,33 @@ def _completion_text(response: Any) -> str | None:
     return getattr(message, "content", None) or ""
 
 
-def _after_completion(ctx: LLMCallHookContext, response: Any) -> Any:
-    text = _completion_text(response)
-    ctx.response = text if text is not None else ""
-    original = ctx.response
-    _dispatch(POST, ctx)
-    if text is not None and ctx.response is not original:
-        response.choices[0].message.content = ctx.response
-    return response
-
-
 def _delta(chunk: Any) -> Any:
     choices = getattr(chunk, "choices", None)
     return getattr(choices[0], "delta", None) if choices else None
 
 
-def _after_chunks(ctx: LLMCallHookContext, chunks: list[Any]) -> None:
-    """POST over a whole buffered stream; a replaced text goes out in the first content chunk."""
+def _chunks_text(chunks: list[Any]) -> str:
+    return "".join(getattr(d, "content", None) or "" for d in (_delta(c) for c in chunks) if d is not None)
+
+
+def _replace_chunks_text(chunks: list[Any], text: str) -> None:
+    """A replaced text goes out in the first content chunk; the other chunks carry none."""
     deltas = [d for d in (_delta(c) for c in chunks) if d is not None]
-    text = "".join(getattr(d, "content", None) or "" for d in deltas)
-    ctx.response = text
-    _dispatch(POST, ctx)
-    if ctx.response is text or not deltas:
+    if not deltas:
         return
     carriers = [d for d in deltas if getattr(d, "content", None)] or deltas[:1]
-    carriers[0].content = ctx.response
+    carriers[0].content = text
     for other in carriers[1:]:
         other.content = ""
 
 
 class _BufferedStream(wrapt.ObjectProxy):  # type: ignore[misc]
-    """A ``Stream`` read to the end on first use, so POST sees (and may replace) the whole text."""
+    """A ``Stream`` already read to the end, so POST saw (and may have replaced) the whole text."""
 
-    def __init__(self, stream: Any, ctx: LLMCallHookContext) -> None:
+    def __init__(self, stream: Any, chunks: list[Any]) -> None:
         super().__init__(stream)
-        self._self_ctx = ctx
-        self._self_chunks: Iterator[Any] | None = None
+        self._self_chunks = chunks
+        self._self_iter: Iterator[Any] | None = None
 
     def __enter__(self) -> _BufferedStream:
         self.__wrapped__.__enter__()
@@ -186,20 +232,18 @@ class _BufferedStream(wrapt.ObjectProxy):  # type: ignore[misc]
         return self
 
     def __next__(self) -> Any:
-        if self._self_chunks is None:
-            chunks = list(self.__wrapped__)
-            _after_chunks(self._self_ctx, chunks)
-            self._self_chunks = iter(chunks)
-        return next(self._self_chunks)
+        if self._self_iter is None:
+            self._self_iter = iter(self._self_chunks)
+        return next(self._self_iter)
 
 
 class _BufferedAsyncStream(wrapt.ObjectProxy):  # type: ignore[misc]
     """The ``AsyncStream`` counterpart of `_BufferedStream`."""
 
-    def __init__(self, stream: Any, ctx: LLMCallHookContext) -> None:
+    def __init__(self, stream: Any, chunks: list[Any]) -> None:
         super().__init__(stream)
-        self._self_ctx = ctx
-        self._self_chunks: Iterator[Any] | None = None
+        self._self_chunks = chunks
+        self._self_iter: Iterator[Any] | None = None
 
     async def __aenter__(self) -> _BufferedAsyncStream:
         await self.__wrapped__.__aenter__()
@@ -212,38 +256,180 @@ class _BufferedAsyncStream(wrapt.ObjectProxy):  # type: ignore[misc]
         return self
 
     async def __anext__(self) -> Any:
-        if self._self_chunks is None:
-            chunks = [chunk async for chunk in self.__wrapped__]
-            _after_chunks(self._self_ctx, chunks)
-            self._self_chunks = iter(chunks)
+        if self._self_iter is None:
+            self._self_iter = iter(self._self_chunks)
         try:
-            return next(self._self_chunks)
+            return next(self._self_iter)
         except StopIteration:
             raise StopAsyncIteration from None
 
 
-# -- chat.completions.create / parse ---------------------------------------------------------------
+class _MadeStream:
+    """A stream of one chunk made from a wrap hook's string (the model was never asked)."""
+
+    def __init__(self, chunks: list[Any]) -> None:
+        self._self_chunks = chunks
+        self._iter = iter(chunks)
+
+    def __iter__(self) -> _MadeStream:
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._iter)
+
+    def __aiter__(self) -> _MadeStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return next(self._iter)
+        except StopIteration:
+            raise StopAsyncIteration from None
+
+    def __enter__(self) -> _MadeStream:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+    async def __aenter__(self) -> _MadeStream:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
 
 
-def _before(kwargs: Kwargs, api: str) -> tuple[LLMCallHookContext, Kwargs]:
-    ctx = _context(kwargs.get("messages"), kwargs, api)
-    if has_hooks(PRE):
-        _dispatch(PRE, ctx)
-    return ctx, {**kwargs, "messages": ctx.messages}
+def _made_completion(text: str, model: Any, api: str) -> Any:
+    """A ChatCompletion (LiteLLM: a ModelResponse) whose answer is `text`."""
+    choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+    if api == "litellm":
+        try:
+            from litellm import ModelResponse
+
+            return ModelResponse(choices=[choice], model=model if isinstance(model, str) else "hookport")
+        except ImportError:  # pragma: no cover - the LiteLLM path needs litellm
+            pass
+    from openai.types.chat import ChatCompletion
+
+    return ChatCompletion.model_validate({
+        "id": "hookport-wrap", "object": "chat.completion", "created": int(time.time()),
+        "model": model if isinstance(model, str) else "hookport", "choices": [choice],
+    })
+
+
+def _made_chunks(text: str, model: Any) -> _MadeStream:
+    from openai.types.chat import ChatCompletionChunk
+
+    chunk = ChatCompletionChunk.model_validate({
+        "id": "hookport-wrap", "object": "chat.completion.chunk", "created": int(time.time()),
+        "model": model if isinstance(model, str) else "hookport",
+        "choices": [{"index": 0, "finish_reason": "stop", "delta": {"role": "assistant", "content": text}}],
+    })
+    return _MadeStream([chunk])
+
+
+class CompletionShape(ResponseShape[Any]):
+    """A ChatCompletion, a LiteLLM ModelResponse, or a stream buffered for POST hooks."""
+
+    def text(self, result: Any) -> str | None:
+        if type(result) in _BUFFERED:
+            return _chunks_text(result._self_chunks)
+        return _completion_text(result)
+
+    def replace(self, result: Any, text: str) -> Any:
+        if result is None:
+            return _made_completion(text, None, "chat")
+        if type(result) in _BUFFERED:
+            _replace_chunks_text(result._self_chunks, text)
+        elif _completion_text(result) is not None:
+            result.choices[0].message.content = text
+        return result
+
+    def coerce(self, value: Any, ctx: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        meta = ctx.metadata
+        if meta.get("stream"):
+            return _made_chunks(value, meta.get("model"))
+        return _made_completion(value, meta.get("model"), meta.get("api", "chat"))
+
+
+COMPLETION = CompletionShape()
+_BUFFERED = (_BufferedStream, _BufferedAsyncStream, _MadeStream)
+
+
+# -- chat.completions.create / parse, LiteLLM's completion helpers ----------------------------------
+
+
+def _is_raw_stream(kwargs: Kwargs, response: Any) -> bool:
+    return bool(kwargs.get("stream")) and not hasattr(response, "choices")
+
+
+class _Request:
+    """One request: what PraisonAI asked for, and what the model itself raised (not an abort)."""
+
+    __slots__ = ("args", "kwargs", "error")
+
+    def __init__(self, args: Args, kwargs: Kwargs) -> None:
+        self.args = args
+        self.kwargs = kwargs
+        self.error: BaseException | None = None
+
+    def _params(self, ctx: PraisonAIModelContext) -> Kwargs:
+        messages = ctx.request_messages()
+        if messages is self.kwargs.get("messages"):
+            return self.kwargs
+        return {**self.kwargs, "messages": messages}
+
+    def sender(self, wrapped: Callable[..., Any]) -> Callable[[Any], Any]:
+        def send(ctx: PraisonAIModelContext) -> Any:
+            try:
+                response = wrapped(*self.args, **self._params(ctx))
+                if _is_raw_stream(self.kwargs, response) and hasattr(response, "__iter__") and has_hooks(POST):
+                    response = _BufferedStream(response, list(response))
+            except BaseException as error:
+                self.error = error
+                raise
+            return response
+
+        return send
+
+    def asender(self, wrapped: Callable[..., Any]) -> Callable[[Any], Any]:
+        async def send(ctx: PraisonAIModelContext) -> Any:
+            try:
+                response = await wrapped(*self.args, **self._params(ctx))
+                if _is_raw_stream(self.kwargs, response) and hasattr(response, "__aiter__") and has_hooks(POST):
+                    response = _BufferedAsyncStream(response, [chunk async for chunk in response])
+            except BaseException as error:
+                self.error = error
+                raise
+            return response
+
+        return send
+
+    def kept(self, error: BaseException) -> BaseException:
+        """A hook's abort or failure becomes the run's abort; the model's own error stays PraisonAI's."""
+        return error if error is self.error else record(error)
+
+
+def _raise(kept: BaseException, error: BaseException) -> None:
+    if kept is error:
+        raise error
+    raise kept from None
 
 
 def _request(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs, api: str) -> Any:
     check_latch()
-    if _requests.any_held() or not _hooked():
+    if outer_layer_dispatched_model() or not model_hooks_active():
         return wrapped(*args, **kwargs)
-    ctx, kwargs = _before(kwargs, api)
-    with _requests.hold():
-        response = wrapped(*args, **kwargs)
-    if not has_hooks(POST):
-        return response
-    if kwargs.get("stream") and hasattr(response, "__iter__") and not hasattr(response, "choices"):
-        return _BufferedStream(response, ctx)
-    return _after_completion(ctx, response)
+    request = _Request(args, kwargs)
+    try:
+        return model_call(_context(kwargs.get("messages"), kwargs, api), request.sender(wrapped), COMPLETION)
+    except Exception as error:
+        _raise(request.kept(error), error)
 
 
 def chat_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
@@ -257,20 +443,20 @@ def litellm_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwar
 
 
 async def _arequest(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs, api: str) -> Any:
-    ctx, kwargs = _before(kwargs, api)
-    with _requests.hold():
-        response = await wrapped(*args, **kwargs)
-    if not has_hooks(POST):
-        return response
-    if kwargs.get("stream") and hasattr(response, "__aiter__") and not hasattr(response, "choices"):
-        return _BufferedAsyncStream(response, ctx)
-    return _after_completion(ctx, response)
+    request = _Request(args, kwargs)
+    ctx = _context(kwargs.get("messages"), kwargs, api)
+    try:
+        if sync_wraps(WRAP):  # see _bridge: the sequence runs on a worker, the request on this loop
+            return await on_worker(lambda send: model_call(ctx, send, COMPLETION), request.asender(wrapped))
+        return await amodel_call(ctx, request.asender(wrapped), COMPLETION)
+    except Exception as error:
+        _raise(request.kept(error), error)
 
 
 def achat_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """An async client's ``chat.completions.create`` / ``parse``."""
     check_latch()
-    if _requests.any_held() or not _hooked():
+    if outer_layer_dispatched_model() or not model_hooks_active():
         return wrapped(*args, **kwargs)
     return _arequest(wrapped, args, kwargs, getattr(wrapped, "__name__", "create"))
 
@@ -278,7 +464,7 @@ def achat_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs
 def alitellm_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``LLM._acompletion_with_retry(**params)``: every ``litellm.acompletion`` (1.6+)."""
     check_latch()
-    if _requests.any_held() or not _hooked():
+    if outer_layer_dispatched_model() or not model_hooks_active():
         return wrapped(*args, **kwargs)
     return _arequest(wrapped, args, kwargs, "litellm")
 
@@ -290,19 +476,19 @@ def responses_input(wrapped: Callable[..., Any], instance: Any, args: Args, kwar
     """``OpenAIClient._build_responses_input(messages, model, ...)`` and
     ``LLM._build_responses_params(messages=..., ...)``: PRE with the chat-style messages."""
     _pending_responses.set(None)
-    if not _hooked():
+    if outer_layer_dispatched_model() or not model_hooks_active():
         return wrapped(*args, **kwargs)
     check_latch()
     messages = args[0] if args else kwargs.get("messages")
     model = args[1] if len(args) > 1 else kwargs.get("model", getattr(instance, "model", None))
     ctx = _context(messages, {**kwargs, "model": model}, "responses")
-    if has_hooks(PRE):
-        _dispatch(PRE, ctx)
+    _dispatch(PRE, ctx)
     if args:
-        args = (ctx.messages, *args[1:])
+        args = (ctx.request_messages(), *args[1:])
     else:
-        kwargs = {**kwargs, "messages": ctx.messages}
+        kwargs = {**kwargs, "messages": ctx.request_messages()}
     params = wrapped(*args, **kwargs)
+    ctx.metadata["started"] = perf_counter()
     _pending_responses.set(ctx)
     return params
 
@@ -336,7 +522,14 @@ def _set_text(block: Any, text: str) -> None:
         block.text = text
 
 
+def _elapsed(ctx: LLMCallHookContext) -> None:
+    started = ctx.metadata.pop("started", None)
+    if started is not None:
+        ctx.duration_ms = (perf_counter() - started) * 1000.0
+
+
 def _after_response(ctx: LLMCallHookContext, response: Any) -> Any:
+    _elapsed(ctx)
     text = _response_text(response)
     ctx.response = text
     _dispatch(POST, ctx)
@@ -375,6 +568,7 @@ def _after_streamed(ctx: LLMCallHookContext | None, result: Any) -> Any:
     """The chunks already went out (PraisonAI displays them); a replaced text is what the agent keeps."""
     if ctx is None or not has_hooks(POST) or not (isinstance(result, tuple) and result):
         return result
+    _elapsed(ctx)
     text = result[0] if isinstance(result[0], str) else ""
     ctx.response = text
     _dispatch(POST, ctx)
@@ -389,7 +583,10 @@ def responses_request(wrapped: Callable[..., Any], instance: Any, args: Args, kw
     ctx = _pending_responses.get()
     _pending_responses.set(None)
     check_latch()
-    response = wrapped(*args, **kwargs)
+    if ctx is None:
+        return wrapped(*args, **kwargs)
+    with MODEL_LAYER.hold():
+        response = run_wrapped(WRAP, ctx, lambda _ctx: wrapped(*args, **kwargs))
     if ctx is None or not has_hooks(POST) or kwargs.get("stream"):
         return response
     return _after_response(ctx, response)
@@ -397,7 +594,10 @@ def responses_request(wrapped: Callable[..., Any], instance: Any, args: Args, kw
 
 async def _aresponses_request(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs,
                               ctx: LLMCallHookContext | None) -> Any:
-    response = await wrapped(*args, **kwargs)
+    if ctx is None:
+        return await wrapped(*args, **kwargs)
+    with MODEL_LAYER.hold():
+        response = await arun_wrapped(WRAP, ctx, lambda _ctx: wrapped(*args, **kwargs))
     if ctx is None or not has_hooks(POST) or kwargs.get("stream"):
         return response
     return _after_response(ctx, response)

@@ -1,14 +1,23 @@
-"""What a PraisonAI run carries along: which agent is working, and the first abort.
+"""What a PraisonAI run carries along: the first abort, which agent turn is working, which tool runs.
 
 PraisonAI catches almost everything its model and tool calls raise (``chat()``
-prints the error and returns None, retry loops try again). hookport's
-contract says an abort leaves the entry point as `HookAborted`, so the first
-abort of a run is kept in a `Latch`: every later model or tool call of the
-same run re-raises it at once (no request, no tool code, no second dispatch),
-and the entry point raises it when PraisonAI hands control back.
+prints the error and returns None, retry loops try again, a tool's error
+becomes a string the model reads). hookport's contract says an abort leaves
+the entry point as `HookAborted`, so the first abort of a run is kept in a
+`Latch`: every later agent turn, model call or tool call of the same run
+re-raises it at once (no request, no tool code, no second dispatch), and the
+entry point raises it when PraisonAI hands control back.
 
-Both live in ContextVars, so they follow the work into the threads and tasks
-PraisonAI starts with a copied context (``asyncio.to_thread``,
+The turn and the running tool decide what a nested call is:
+
+- ``start()`` calls ``chat()`` on the same agent: the same turn, one step;
+- a tool's body calls ``agent.chat()`` (its own agent or another one): a new
+  turn, whose tool calls are new calls, dispatched and policed like any;
+- ``execute_tool_async`` running ``execute_tool`` for the same call, or
+  PraisonAI's tool-search bridge: the same tool call, dispatched once.
+
+All of it lives in ContextVars, so it follows the work into the threads and
+tasks PraisonAI starts with a copied context (``asyncio.to_thread``,
 ``asyncio.run``); the latch is one shared object, so an abort recorded in a
 worker is seen by the caller.
 """
@@ -18,7 +27,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from time import perf_counter
 from typing import Any
+
+from hookport import registry as _registry
 
 FRAMEWORK = "praisonai"
 
@@ -44,18 +56,40 @@ class Latch:
 
 
 class AgentTurn:
-    """One agent turn: the agent, the name `agents=` filters match, its model calls so far."""
+    """One agent turn: the agent, the name `agents=` filters match, what it did so far."""
 
-    __slots__ = ("agent", "name", "model_calls")
+    __slots__ = ("agent", "name", "model_calls", "tools_used", "started", "prompt")
 
-    def __init__(self, agent: Any) -> None:
+    def __init__(self, agent: Any, prompt: Any = None) -> None:
         self.agent = agent
         self.name = agent_name(agent)
         self.model_calls = 0
+        self.tools_used: list[str] = []
+        self.started = perf_counter()
+        self.prompt = prompt
+
+
+class ToolRun:
+    """A tool call in flight: which turn made it and which tool it is."""
+
+    __slots__ = ("turn", "name")
+
+    def __init__(self, turn: AgentTurn | None, name: Any) -> None:
+        self.turn = turn
+        self.name = name
 
 
 _latch: ContextVar[Latch | None] = ContextVar("hookport_praisonai_latch", default=None)
 _turn: ContextVar[AgentTurn | None] = ContextVar("hookport_praisonai_turn", default=None)
+_tool: ContextVar[ToolRun | None] = ContextVar("hookport_praisonai_tool", default=None)
+
+
+def hooks_anywhere() -> bool:
+    """True when any hook is registered (global, or a scoped block is open somewhere).
+
+    The entry points' fast path: with nothing registered a run needs no state at all.
+    """
+    return bool(_registry._global) or bool(_registry._open_scopes)
 
 
 def current_latch() -> Latch | None:
@@ -94,15 +128,48 @@ def run_scope() -> Iterator[Latch]:
         _reset(_latch, token)
 
 
+# -- agent turns ------------------------------------------------------------------------------
+
+
+def continues_turn(agent: Any) -> bool:
+    """True when a call on `agent` is part of the turn already running (``start`` -> ``chat``),
+    False for a new turn (no turn yet, another agent, or a call made from inside a tool)."""
+    turn = _turn.get()
+    if turn is None or turn.agent is not agent:
+        return False
+    running = _tool.get()
+    return running is None or running.turn is not turn
+
+
+# -- tool calls ---------------------------------------------------------------------------------
+
+
+def same_tool_call(name: Any) -> bool:
+    """True inside the dispatched call of tool `name` of the current turn (an inner layer of it)."""
+    running = _tool.get()
+    return running is not None and running.name == name and running.turn is _turn.get()
+
+
+def start_tool(name: Any) -> Any:
+    """Mark tool `name` of the current turn as running; give the token to `end_tool`."""
+    turn = _turn.get()
+    if turn is not None:
+        turn.tools_used.append(str(name))
+    return _tool.set(ToolRun(turn, name))
+
+
+def end_tool(token: Any) -> None:
+    _reset(_tool, token)
+
+
 @contextmanager
-def agent_turn(agent: Any) -> Iterator[AgentTurn]:
-    """Mark `agent` as the one working, for the model calls made inside the block."""
-    turn = AgentTurn(agent)
-    token = _turn.set(turn)
+def tool_running(name: Any) -> Iterator[None]:
+    """`start_tool` ... `end_tool` as a block."""
+    token = start_tool(name)
     try:
-        yield turn
+        yield
     finally:
-        _reset(_turn, token)
+        end_tool(token)
 
 
 def agent_name(agent: Any) -> str | None:
@@ -121,3 +188,29 @@ def _reset(var: ContextVar[Any], token: Any) -> None:
         var.reset(token)
     except ValueError:  # left in another context (a generator closed elsewhere)
         var.set(None)
+
+
+# -- the same, as tokens (the entry points' hot path avoids context managers) ----------------------
+
+
+def open_latch() -> tuple[Latch, Any]:
+    """The run's latch, created when this is the outermost call; give the token to `close_latch`."""
+    latch = _latch.get()
+    if latch is not None:
+        return latch, None
+    latch = Latch()
+    return latch, _latch.set(latch)
+
+
+def close_latch(token: Any) -> None:
+    if token is not None:
+        _reset(_latch, token)
+
+
+def enter_turn(turn: AgentTurn) -> Any:
+    """Make `turn` the working one; give the token to `leave_turn`."""
+    return _turn.set(turn)
+
+
+def leave_turn(token: Any) -> None:
+    _reset(_turn, token)

@@ -1,29 +1,49 @@
-"""PRE_TOOL_CALL / POST_TOOL_CALL on ``Agent.execute_tool`` and ``Agent.execute_tool_async``,
-and the ``before_tool_definitions`` extension point on ``Agent._format_tools_for_completion``.
+"""PRE_TOOL_CALL / POST_TOOL_CALL (and the wrap hooks between them) on ``Agent.execute_tool`` and
+``Agent.execute_tool_async``, and the ``before_tool_definitions`` extension point on
+``Agent._format_tools_for_completion``.
 
 Every tool call of every PraisonAI loop (the OpenAI client's tool loop, the
 LiteLLM one, streaming, async) goes through ``execute_tool`` or
 ``execute_tool_async``, before PraisonAI's own approval, guardrails and
-``before_tool`` hooks. A refused tool never runs: the call returns PraisonAI's
-own refusal text, ``Execution of <tool> was blocked by security policy.``,
-which the loop hands to the model as the tool result, and the loop goes on.
+``before_tool`` hooks. The sequence is `hookport.calls.tool_call`: PRE, wrap
+hooks around the real call, POST with `duration_ms`. A refused tool never
+runs: the call returns PraisonAI's own refusal text, ``Execution of <tool> was
+blocked by security policy.``, which the loop hands to the model as the tool
+result (after POST_TOOL_CALL saw it with ``refused=True``), and the loop goes on.
+
+An abort (or, in strict mode, a broken hook) at POST, in a wrap hook, or
+anywhere inside the tool's own work (an agent the tool runs) ends the run:
+it is kept in the run's latch and raised again as soon as the call returns,
+whatever PraisonAI's retry loop made of it.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from hookport.boundary import ReentrancyGuard
+from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
 from hookport.contexts import InterceptionContext, ToolCallHookContext
 from hookport.dispatch import dispatch
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import has_hooks
 
-from hookport.adapters.praisonai._state import FRAMEWORK, agent_name, check_latch, record
+from hookport.adapters.praisonai._bridge import on_worker, sync_wraps
+from hookport.adapters.praisonai._state import (
+    FRAMEWORK,
+    agent_name,
+    check_latch,
+    current_latch,
+    current_turn,
+    record,
+    end_tool,
+    same_tool_call,
+    start_tool,
+    tool_running,
+)
 
 PRE = InterceptionPoint.PRE_TOOL_CALL
 POST = InterceptionPoint.POST_TOOL_CALL
@@ -31,8 +51,6 @@ TOOL_DEFINITIONS = ExtensionPoint.BEFORE_TOOL_DEFINITIONS
 
 BRIDGE_TOOLS = frozenset({"tool_search", "tool_describe", "tool_call"})
 """PraisonAI's tool-search bridge: it calls ``execute_tool`` again with the real tool."""
-
-_tool_calls = ReentrancyGuard("praisonai_tool_call")
 
 Args = tuple[Any, ...]
 Kwargs = dict[str, Any]
@@ -43,25 +61,54 @@ def refusal(tool_name: str) -> str:
     return f"Execution of {tool_name} was blocked by security policy."
 
 
+def _as_text(result: Any) -> str:
+    if isinstance(result, str):
+        return result
+    if result is None:
+        return ""
+    try:
+        return json.dumps(result, default=str)
+    except (TypeError, ValueError):
+        return str(result)
+
+
+class PraisonAIToolShape(ToolShape[Any]):
+    """A tool's answer is whatever the function returned; hooks read and replace its text."""
+
+    def text(self, result: Any) -> str | None:
+        return _as_text(result)
+
+    def refusal_text(self, ctx: ToolCallHookContext, refusal_: HookAborted) -> str:
+        return refusal(ctx.tool_name)
+
+    def refuse(self, ctx: ToolCallHookContext, refusal_: HookAborted) -> Any:
+        return ctx.tool_result if isinstance(ctx.tool_result, str) else refusal(ctx.tool_name)
+
+
+SHAPE = PraisonAIToolShape()
+
+
 # -- one tool call ------------------------------------------------------------------------------
 
 
 class _ToolCall:
     """The bound arguments of ``execute_tool(function_name, arguments, tool_call_id=None, ...)``."""
 
-    __slots__ = ("name", "arguments", "call_id", "args", "kwargs", "key")
+    __slots__ = ("name", "arguments", "call_id", "args", "kwargs", "error")
 
-    def __init__(self, agent: Any, args: Args, kwargs: Kwargs) -> None:
+    def __init__(self, args: Args, kwargs: Kwargs) -> None:
         self.args = args
         self.kwargs = kwargs
         self.name = args[0] if args else kwargs.get("function_name")
         self.arguments = args[1] if len(args) > 1 else kwargs.get("arguments")
         self.call_id = args[2] if len(args) > 2 else kwargs.get("tool_call_id")
-        self.key = (id(agent), self.name)
+        self.error: BaseException | None = None
+        """What the tool itself raised (PraisonAI's business, not an abort to keep)."""
 
     def passes_through(self, agent: Any) -> bool:
-        """Nested calls of the same tool, and the tool-search bridge, dispatch at the inner/outer call only."""
-        if _tool_calls.held(self.key):
+        """An inner layer of a call already dispatched (same tool, same turn), and the
+        tool-search bridge, dispatch at the outer / inner call only."""
+        if same_tool_call(self.name):
             return True
         return self.name in BRIDGE_TOOLS and getattr(agent, "_tool_search_config", None) is not None
 
@@ -82,6 +129,44 @@ class _ToolCall:
             return (self.args[0], tool_input, *self.args[2:]), self.kwargs
         return self.args, {**self.kwargs, "arguments": tool_input}
 
+    def runner(self, wrapped: Callable[..., Any]) -> Callable[[ToolCallHookContext], Any]:
+        def run(ctx: ToolCallHookContext) -> Any:
+            args, kwargs = self.with_input(ctx.tool_input)
+            token = start_tool(self.name)
+            try:
+                result = wrapped(*args, **kwargs)
+            except BaseException as error:
+                self.error = error
+                raise
+            finally:
+                end_tool(token)
+            check_latch()  # an abort inside the tool's own work (an agent it ran) ends the run
+            return result
+
+        return run
+
+    def arunner(self, wrapped: Callable[..., Awaitable[Any]]) -> Callable[[ToolCallHookContext], Awaitable[Any]]:
+        async def run(ctx: ToolCallHookContext) -> Any:
+            args, kwargs = self.with_input(ctx.tool_input)
+            token = start_tool(self.name)
+            try:
+                result = await wrapped(*args, **kwargs)
+            except BaseException as error:
+                self.error = error
+                raise
+            finally:
+                end_tool(token)
+            check_latch()
+            return result
+
+        return run
+
+    def kept(self, error: BaseException) -> BaseException:
+        """What to raise for `error`: a hook's abort or failure becomes the run's abort."""
+        if error is self.error:
+            return error
+        return record(error)
+
 
 def _find_tool(agent: Any, name: Any) -> Any:
     for tool in getattr(agent, "tools", None) or ():
@@ -90,80 +175,60 @@ def _find_tool(agent: Any, name: Any) -> Any:
     return None
 
 
-def _as_text(result: Any) -> str:
-    if isinstance(result, str):
-        return result
-    if result is None:
-        return ""
-    try:
-        return json.dumps(result, default=str)
-    except (TypeError, ValueError):
-        return str(result)
+def _raise(kept: BaseException, error: BaseException) -> None:
+    if kept is error:
+        raise error
+    raise kept from None
 
 
-def _before(call: _ToolCall, agent: Any) -> ToolCallHookContext | str:
-    """PRE_TOOL_CALL; returns the context, or the refusal text when a hook refused the call."""
-    ctx = call.context(agent)
-    if has_hooks(PRE):
-        try:
-            dispatch(PRE, ctx)
-        except HookAborted:
-            return refusal(ctx.tool_name)
-        except Exception as error:  # strict mode: a broken hook ends the run
-            raise record(error) from None
-    return ctx
-
-
-def _after(ctx: ToolCallHookContext, result: Any) -> Any:
-    """POST_TOOL_CALL; a string a hook returned replaces the result the model sees."""
-    if not has_hooks(POST):
-        return result
-    text = _as_text(result)
-    ctx.tool_result = text
-    ctx.raw_tool_result = result
-    try:
-        dispatch(POST, ctx)
-    except Exception as error:  # HookAborted or strict mode: the run ends here
-        raise record(error) from None
-    return result if ctx.tool_result is text else ctx.tool_result
-
-
-def tool_call(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+def tool_call_wrapper(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``Agent.execute_tool``."""
     check_latch()
-    if instance is None or not (has_hooks(PRE) or has_hooks(POST)):
+    if instance is None:
         return wrapped(*args, **kwargs)
-    call = _ToolCall(instance, args, kwargs)
+    if not tool_hooks_active():
+        if current_turn() is None:
+            return wrapped(*args, **kwargs)
+        with tool_running(args[0] if args else kwargs.get("function_name")):
+            return wrapped(*args, **kwargs)
+    call = _ToolCall(args, kwargs)
     if call.passes_through(instance):
         return wrapped(*args, **kwargs)
-    ctx = _before(call, instance)
-    if isinstance(ctx, str):
-        return ctx
-    args, kwargs = call.with_input(ctx.tool_input)
-    with _tool_calls.hold(call.key):
-        result = wrapped(*args, **kwargs)
-    return _after(ctx, result)
+    try:
+        return tool_call(call.context(instance), call.runner(wrapped), SHAPE)
+    except Exception as error:
+        _raise(call.kept(error), error)
 
 
 async def _atool_call(wrapped: Callable[..., Any], instance: Any, call: _ToolCall) -> Any:
-    ctx = _before(call, instance)
-    if isinstance(ctx, str):
-        return ctx
-    args, kwargs = call.with_input(ctx.tool_input)
-    with _tool_calls.hold(call.key):
-        result = await wrapped(*args, **kwargs)
-    return _after(ctx, result)
+    ctx = call.context(instance)
+    try:
+        if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):  # see _bridge
+            return await on_worker(lambda run: tool_call(ctx, run, SHAPE), call.arunner(wrapped))
+        return await atool_call(ctx, call.arunner(wrapped), SHAPE)
+    except Exception as error:
+        _raise(call.kept(error), error)
 
 
-def tool_acall(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+def tool_acall_wrapper(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``Agent.execute_tool_async``."""
     check_latch()
-    if instance is None or not (has_hooks(PRE) or has_hooks(POST)):
+    if instance is None:
         return wrapped(*args, **kwargs)
-    call = _ToolCall(instance, args, kwargs)
+    if not tool_hooks_active():
+        if current_turn() is None:
+            return wrapped(*args, **kwargs)
+        return _amarked(wrapped, args, kwargs)
+    call = _ToolCall(args, kwargs)
     if call.passes_through(instance):
         return wrapped(*args, **kwargs)
     return _atool_call(wrapped, instance, call)
+
+
+async def _amarked(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs) -> Any:
+    """An unhooked tool call inside a turn: still marked, so an agent its body runs is a new turn."""
+    with tool_running(args[0] if args else kwargs.get("function_name")):
+        return await wrapped(*args, **kwargs)
 
 
 # -- the tool list the model gets ------------------------------------------------------------------
@@ -196,3 +261,30 @@ def tool_definitions(wrapped: Callable[..., Any], instance: Any, args: Args, kwa
 def _model_of(agent: Any) -> str:
     model = getattr(agent, "llm", None)
     return model if isinstance(model, str) else ""
+
+
+# -- PraisonAI's tool retry loop --------------------------------------------------------------------
+
+
+def tool_attempt(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``ToolExecutionMixin._execute_tool_with_circuit_breaker`` (1.6+): one attempt of PraisonAI's
+    tool retry loop.
+
+    When the run's abort was recorded during the attempt (an agent the tool ran
+    was stopped by a hook), the attempt reports a policy denial, which that loop
+    never retries: the tool's body is not run again for an abort that is
+    already final, and ``execute_tool``'s wrapper raises it.
+    """
+    latch = current_latch()
+    if latch is None:
+        return wrapped(*args, **kwargs)
+    if latch.error is None:
+        try:
+            result = wrapped(*args, **kwargs)
+        except Exception:
+            if latch.error is None:
+                raise
+        else:
+            if latch.error is None:
+                return result
+    return {"error": f"the run was aborted by a hook: {latch.error}", "policy_denied": True}

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import inspect
 import os
 from importlib import metadata
 from typing import Any, ClassVar
@@ -133,6 +134,15 @@ def fresh_openai_client() -> None:
 
     if hasattr(openai_client, "_global_client"):
         openai_client._global_client = None
+    if "max_retries" not in inspect.signature(openai_client.OpenAIClient.__init__).parameters:
+        # 1.5 lets the openai SDK retry a failed request twice by itself (OPENAI_MAX_RETRIES
+        # arrived in 1.6): give the shared client SDK clients that do not, so a scripted
+        # failure reaches PraisonAI (and wrap hooks) as it does on later releases.
+        from openai import AsyncOpenAI, OpenAI
+
+        client = openai_client.get_openai_client()
+        client._sync_client = OpenAI(api_key=client.api_key, base_url=client.base_url, max_retries=0)
+        client._async_client = AsyncOpenAI(api_key=client.api_key, base_url=client.base_url, max_retries=0)
 
 
 def _joined(result: Any) -> Any:
@@ -152,6 +162,7 @@ class PraisonAIHarness(Harness):
     }
 
     server = SERVER
+    _agent: Any = None
 
     def __init__(self, llm: str | None = None) -> None:
         self.llm = llm or os.environ.get("HOOKPORT_PRAISONAI_LLM", "openai")
@@ -162,11 +173,13 @@ class PraisonAIHarness(Harness):
             prompt: str = "What is 2 + 3?") -> RunResult:
         tool_runs: list[tuple[str, dict[str, Any]]] = []
         self.server.script(script)
+        # a failing turn is answered once: a retried request (same conversation) gets the next turn
+        self.server.by_conversation = not any(turn.error is not None for turn in script)
         fresh_openai_client()
         output: Any = None
         error: BaseException | None = None
         try:
-            worker = build_agent(agent, tool_runs, llm=self.llm)
+            worker = self._agent = build_agent(agent, tool_runs, llm=self.llm)
             if entry == "sync":
                 output = worker.chat(prompt)
             elif entry == "async":
@@ -177,6 +190,9 @@ class PraisonAIHarness(Harness):
                 raise ValueError(f"PraisonAI has no {entry!r} entry point")
         except Exception as caught:  # noqa: BLE001 - the scenario inspects it
             error = caught
+        finally:
+            self.server.by_conversation = True
+            self._agent = None
         return RunResult(
             output=output if output is None or isinstance(output, str) else str(output),
             error=error,
@@ -186,6 +202,27 @@ class PraisonAIHarness(Harness):
 
     def refusal_text(self, tool: str, reason: str) -> str:
         return f"Execution of {tool} was blocked by security policy."
+
+    def judge(self, prompt: str, answer: str) -> str:
+        """One request on a client PraisonAI's ``OpenAIClient`` hands out (the instrumented kind),
+        answered by a server of its own, so the run's script and requests stay untouched."""
+        from praisonaiagents.llm.openai_client import OpenAIClient
+
+        judge_server = ScriptedOpenAIServer().start()
+        try:
+            judge_server.script([Turn.final(answer)])
+            client = OpenAIClient(api_key="sk-offline-dummy", base_url=judge_server.base_url)
+            completion = client.sync_client.chat.completions.create(
+                model=MODEL, messages=[{"role": "user", "content": prompt}])
+            return completion.choices[0].message.content or ""
+        finally:
+            judge_server.stop()
+
+    def run_tool_directly(self, name: str, args: dict[str, Any]) -> str:
+        """``Agent.execute_tool`` of the running agent (its tools record into the run's ``tool_runs``)."""
+        if self._agent is None:
+            raise RuntimeError("run_tool_directly needs a running agent")
+        return str(self._agent.execute_tool(name, dict(args)))
 
 
 HARNESS = PraisonAIHarness
