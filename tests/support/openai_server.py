@@ -57,7 +57,7 @@ class ScriptedOpenAIServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                route = self.path.rstrip("/")
+                route = self.path.split("?", 1)[0].rstrip("/")
                 if route.endswith("/responses"):
                     turn = server._answer_for(body)
                     if turn.error is not None:

@@ -27,6 +27,7 @@ import openai.resources.chat.completions.completions  # noqa: E402,F401
 import openai.resources.responses.responses  # noqa: E402,F401
 
 import hookport  # noqa: E402
+from hookport.adapters.openai_sdk import LEDGER  # noqa: E402
 from tests.conformance.harness import Entry, Harness, RunResult, Turn  # noqa: E402
 from tests.support.openai_server import ScriptedOpenAIServer, request_messages  # noqa: E402
 
@@ -183,6 +184,7 @@ class OpenAIHarness(Harness):
         runs: list[tuple[str, dict[str, Any]]] = []
         tools = make_tools(runs)
         self.server.script(script)
+        LEDGER.clear()  # the scripted server reuses call ids (call_1, ...) in every script; the API never does
         output: Any = None
         error: BaseException | None = None
         try:
