@@ -47,6 +47,7 @@ BUILTIN: dict[str, str] = {
     "crewai": "hookport.adapters.crewai:CrewAIAdapter",
     "praisonai": "hookport.adapters.praisonai:PraisonAIAdapter",
     "openai": "hookport.adapters.openai_sdk:OpenAIAdapter",
+    "mcp": "hookport.adapters.mcp:MCPAdapter",
 }
 ENTRY_POINT_GROUP = "hookport.adapters"
 
