@@ -39,6 +39,7 @@ from typing import Any
 import wrapt
 
 from hookport.boundary import ReentrancyGuard
+from hookport.calls import MODEL_LAYER, tool_hooks_active  # layering: the openai adapter underneath stays silent
 from hookport.contexts import LLMCallHookContext
 from hookport.dispatch import dispatch
 from hookport.points import InterceptionPoint
@@ -235,9 +236,10 @@ def _before(kwargs: Kwargs, api: str) -> tuple[LLMCallHookContext, Kwargs]:
 def _request(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs, api: str) -> Any:
     check_latch()
     if _requests.any_held() or not _hooked():
-        return wrapped(*args, **kwargs)
+        with MODEL_LAYER.hold():
+            return wrapped(*args, **kwargs)
     ctx, kwargs = _before(kwargs, api)
-    with _requests.hold():
+    with _requests.hold(), MODEL_LAYER.hold():
         response = wrapped(*args, **kwargs)
     if not has_hooks(POST):
         return response
@@ -258,7 +260,7 @@ def litellm_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwar
 
 async def _arequest(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs, api: str) -> Any:
     ctx, kwargs = _before(kwargs, api)
-    with _requests.hold():
+    with _requests.hold(), MODEL_LAYER.hold():
         response = await wrapped(*args, **kwargs)
     if not has_hooks(POST):
         return response
@@ -271,8 +273,14 @@ def achat_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs
     """An async client's ``chat.completions.create`` / ``parse``."""
     check_latch()
     if _requests.any_held() or not _hooked():
-        return wrapped(*args, **kwargs)
+        return _marked(wrapped, args, kwargs) if tool_hooks_active() else wrapped(*args, **kwargs)
     return _arequest(wrapped, args, kwargs, getattr(wrapped, "__name__", "create"))
+
+
+async def _marked(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs) -> Any:
+    """An unhooked async request, marked: PraisonAI's adapter serves the tool points of its loop."""
+    with MODEL_LAYER.hold():
+        return await wrapped(*args, **kwargs)
 
 
 def alitellm_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
@@ -389,7 +397,8 @@ def responses_request(wrapped: Callable[..., Any], instance: Any, args: Args, kw
     ctx = _pending_responses.get()
     _pending_responses.set(None)
     check_latch()
-    response = wrapped(*args, **kwargs)
+    with MODEL_LAYER.hold():
+        response = wrapped(*args, **kwargs)
     if ctx is None or not has_hooks(POST) or kwargs.get("stream"):
         return response
     return _after_response(ctx, response)
@@ -397,7 +406,8 @@ def responses_request(wrapped: Callable[..., Any], instance: Any, args: Args, kw
 
 async def _aresponses_request(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs,
                               ctx: LLMCallHookContext | None) -> Any:
-    response = await wrapped(*args, **kwargs)
+    with MODEL_LAYER.hold():
+        response = await wrapped(*args, **kwargs)
     if ctx is None or not has_hooks(POST) or kwargs.get("stream"):
         return response
     return _after_response(ctx, response)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookport.boundary import ReentrancyGuard
+from hookport.calls import TOOL_LAYER  # layering: the mcp adapter underneath stays silent
 from hookport.contexts import InterceptionContext, ToolCallHookContext
 from hookport.dispatch import dispatch
 from hookport.errors import HookAborted
@@ -140,7 +141,7 @@ def tool_call(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kw
     if isinstance(ctx, str):
         return ctx
     args, kwargs = call.with_input(ctx.tool_input)
-    with _tool_calls.hold(call.key):
+    with _tool_calls.hold(call.key), TOOL_LAYER.hold(call.name):
         result = wrapped(*args, **kwargs)
     return _after(ctx, result)
 
@@ -150,7 +151,7 @@ async def _atool_call(wrapped: Callable[..., Any], instance: Any, call: _ToolCal
     if isinstance(ctx, str):
         return ctx
     args, kwargs = call.with_input(ctx.tool_input)
-    with _tool_calls.hold(call.key):
+    with _tool_calls.hold(call.key), TOOL_LAYER.hold(call.name):
         result = await wrapped(*args, **kwargs)
     return _after(ctx, result)
 

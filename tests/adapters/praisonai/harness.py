@@ -187,5 +187,16 @@ class PraisonAIHarness(Harness):
     def refusal_text(self, tool: str, reason: str) -> str:
         return f"Execution of {tool} was blocked by security policy."
 
+    def sdk_layers(self) -> dict[str, tuple[Entry, ...]]:
+        """PraisonAI's own model path is the ``openai`` client (on the scripted server)."""
+        return {"openai": self.entries} if self.llm == "openai" else {}
+
+    def run_layered(self, sdk: str, script: list[Turn], *, entry: Entry = "sync", agent: str = "alpha",
+                    prompt: str = "What is 2 + 3?") -> RunResult:
+        from hookport.adapters.openai_sdk import LEDGER
+
+        LEDGER.clear()  # the scripted server reuses call ids in every script
+        return self.run(script, entry=entry, agent=agent, prompt=prompt)
+
 
 HARNESS = PraisonAIHarness
