@@ -48,6 +48,7 @@ BUILTIN: dict[str, str] = {
     "praisonai": "hookport.adapters.praisonai:PraisonAIAdapter",
     "openai": "hookport.adapters.openai_sdk:OpenAIAdapter",
     "mcp": "hookport.adapters.mcp:MCPAdapter",
+    "anthropic": "hookport.adapters.anthropic_sdk:AnthropicAdapter",
 }
 ENTRY_POINT_GROUP = "hookport.adapters"
 

@@ -112,6 +112,10 @@ class Dialect(abc.ABC, Generic[A]):
     def model_of(self, kwargs: Kwargs) -> Any:
         return kwargs.get("model")
 
+    def describe(self, answer: A) -> dict[str, Any]:
+        """What POST hooks find in ``ctx.metadata`` about the answer: the tool calls it asks for."""
+        return {"tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.calls(answer)]}
+
 
 class _Shape(ResponseShape[Any]):
     def __init__(self, dialect: Dialect[Any], kwargs: Kwargs) -> None:
@@ -150,7 +154,9 @@ def _sender(dialect: Dialect[Any], call: Callable[..., Any], args: tuple[Any, ..
             before: list[dict[str, Any]], buffer: bool) -> Callable[[LLMCallHookContext], Any]:
     def send(ctx: LLMCallHookContext) -> Any:
         sent = dialect.with_messages(kwargs, ctx.messages) if ctx.messages != before else kwargs
-        return dialect.receive(call(*args, **sent), sent, buffer)
+        answer = dialect.receive(call(*args, **sent), sent, buffer)
+        ctx.metadata.update(dialect.describe(answer))
+        return answer
 
     return send
 
@@ -159,7 +165,9 @@ def _asender(dialect: Dialect[Any], call: Callable[..., Awaitable[Any]], args: t
              before: list[dict[str, Any]], buffer: bool) -> Callable[[LLMCallHookContext], Awaitable[Any]]:
     async def send(ctx: LLMCallHookContext) -> Any:
         sent = dialect.with_messages(kwargs, ctx.messages) if ctx.messages != before else kwargs
-        return await dialect.areceive(await call(*args, **sent), sent, buffer)
+        answer = await dialect.areceive(await call(*args, **sent), sent, buffer)
+        ctx.metadata.update(dialect.describe(answer))
+        return answer
 
     return send
 

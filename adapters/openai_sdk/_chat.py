@@ -17,7 +17,8 @@ from typing import Any
 from hookport.adapters._sdk_calls import Dialect, Kwargs
 from hookport.adapters._sdk_streams import EventList, replay
 from hookport.adapters._sdk_tools import AskedCall, Review, ToolLedger
-from hookport.adapters.openai_sdk._common import FRAMEWORK, field, parse_arguments, plain, raw_parse, araw_parse
+from hookport.adapters._sdk_data import araw_parse, content_text, field, parse_arguments, plain, raw_parse
+from hookport.adapters.openai_sdk._common import FRAMEWORK
 
 
 class ChatAnswer:
@@ -241,17 +242,6 @@ class ChatCompletions(Dialect[ChatAnswer]):
         if answer.chunks is not None:
             return replay(answer.stream, answer.chunks, answer.is_async)
         return answer.result
-
-
-def content_text(content: Any) -> str:
-    """A message's content as text (a list of parts: their text, joined)."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, (list, tuple)):
-        return "".join(str(field(part, "text") or "") for part in content)
-    return str(content)
 
 
 def _call_dict(call: AskedCall) -> dict[str, Any]:

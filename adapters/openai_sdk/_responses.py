@@ -26,8 +26,8 @@ from typing import Any
 from hookport.adapters._sdk_calls import Dialect, Kwargs
 from hookport.adapters._sdk_streams import EventList, replay
 from hookport.adapters._sdk_tools import AskedCall, Review, ToolLedger
-from hookport.adapters.openai_sdk._chat import content_text
-from hookport.adapters.openai_sdk._common import FRAMEWORK, araw_parse, field, parse_arguments, plain, raw_parse
+from hookport.adapters._sdk_data import araw_parse, content_text, field, parse_arguments, plain, raw_parse
+from hookport.adapters.openai_sdk._common import FRAMEWORK
 
 _TEXT_PARTS = ("input_text", "output_text", "text")
 
