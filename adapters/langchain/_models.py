@@ -19,6 +19,7 @@ from typing import Any
 
 import wrapt
 
+from hookport.calls import MODEL_LAYER, tool_hooks_active  # layering: an SDK adapter underneath stays silent
 from hookport.contexts import LLMCallHookContext
 from hookport.dispatch import dispatch
 from hookport.errors import HookAborted
@@ -156,13 +157,51 @@ def _buffer_tokens(args: tuple[Any, ...], kwargs: dict[str, Any], asynchronous: 
     return held, args, kwargs
 
 
+def _marked(result: Any, asynchronous: bool) -> Any:
+    """An idle call's result, with the model-call mark held while it runs when tool hooks are
+    registered: this adapter serves the tool points of the calls the model asks for, so an SDK
+    adapter underneath (openai) must not review them too."""
+    if asynchronous:
+        async def held() -> Any:
+            with MODEL_LAYER.hold():
+                return await result
+
+        return held()
+
+    def chunks() -> Iterator[Any]:
+        while True:
+            with MODEL_LAYER.hold():
+                try:
+                    chunk = next(result)
+                except StopIteration:
+                    return
+            yield chunk
+
+    return chunks()
+
+
+async def _amarked_chunks(stream: Any) -> AsyncIterator[Any]:
+    while True:
+        with MODEL_LAYER.hold():
+            try:
+                chunk = await stream.__anext__()
+            except StopAsyncIteration:
+                return
+        yield chunk
+
+
 def chat_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if _idle(instance):
+        if tool_hooks_active():
+            with MODEL_LAYER.hold():
+                return wrapped(*args, **kwargs)
         return wrapped(*args, **kwargs)
     try:
         call, args, kwargs = _chat_call(instance, args, kwargs)
         held, args, kwargs = _buffer_tokens(args, kwargs, asynchronous=False)
-        result = _after_chat(call, wrapped(*args, **kwargs))
+        with MODEL_LAYER.hold():
+            result = wrapped(*args, **kwargs)
+        result = _after_chat(call, result)
         if held is not None:
             held.release(result)
         return result
@@ -173,7 +212,7 @@ def chat_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: di
 
 def achat_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if _idle(instance):
-        return wrapped(*args, **kwargs)
+        return _marked(wrapped(*args, **kwargs), True) if tool_hooks_active() else wrapped(*args, **kwargs)
     return _achat_generate(wrapped, instance, args, kwargs)
 
 
@@ -181,7 +220,9 @@ async def _achat_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kw
     try:
         call, args, kwargs = _chat_call(instance, args, kwargs)
         held, args, kwargs = _buffer_tokens(args, kwargs, asynchronous=True)
-        result = _after_chat(call, await wrapped(*args, **kwargs))
+        with MODEL_LAYER.hold():
+            result = await wrapped(*args, **kwargs)
+        result = _after_chat(call, result)
         if held is not None:
             await held.release(result)
         return result
@@ -303,7 +344,7 @@ def _stream(kind: _StreamKind, wrapped: Any, instance: Any, args: tuple[Any, ...
     key = id(instance)
     try:
         while True:
-            with _guard.hold(key):
+            with _guard.hold(key), MODEL_LAYER.hold():
                 try:
                     chunk = next(inner)
                 except StopIteration:
@@ -341,7 +382,7 @@ async def _astream(kind: _StreamKind, wrapped: Any, instance: Any, args: tuple[A
     key = id(instance)
     try:
         while True:
-            with _guard.hold(key):
+            with _guard.hold(key), MODEL_LAYER.hold():
                 try:
                     chunk = await inner.__anext__()
                 except StopAsyncIteration:
@@ -375,6 +416,9 @@ def _stream_wrapper(kind: _StreamKind, asynchronous: bool) -> Callable[..., Any]
 
     def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if not _wants_stream_hooks(instance):
+            if tool_hooks_active():
+                inner = wrapped(*args, **kwargs)
+                return _amarked_chunks(inner) if asynchronous else _marked(inner, False)
             return wrapped(*args, **kwargs)
         return body(kind, wrapped, instance, args, kwargs)
 
@@ -440,7 +484,9 @@ def llm_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
         return wrapped(*args, **kwargs)
     try:
         calls, args, kwargs = _llm_calls(instance, args, kwargs)
-        return _after_llm(calls, wrapped(*args, **kwargs))
+        with MODEL_LAYER.hold():
+            result = wrapped(*args, **kwargs)
+        return _after_llm(calls, result)
     except HookAborted as aborted:
         _state.record_abort(aborted)
         raise
@@ -455,7 +501,9 @@ def allm_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: di
 async def _allm_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     try:
         calls, args, kwargs = _llm_calls(instance, args, kwargs)
-        return _after_llm(calls, await wrapped(*args, **kwargs))
+        with MODEL_LAYER.hold():
+            result = await wrapped(*args, **kwargs)
+        return _after_llm(calls, result)
     except HookAborted as aborted:
         _state.record_abort(aborted)
         raise

@@ -20,6 +20,7 @@ from hookport.points import InterceptionPoint
 from hookport.registry import has_hooks
 
 from hookport.adapters.langchain import _state
+from hookport.calls import TOOL_LAYER  # layering: an SDK adapter underneath (mcp) stays silent
 
 PRE = InterceptionPoint.PRE_TOOL_CALL
 POST = InterceptionPoint.POST_TOOL_CALL
@@ -180,7 +181,9 @@ def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[st
     if refusal is not None:
         return refusal
     try:
-        return call.after_run(wrapped(*call.args, **call.kwargs))
+        with TOOL_LAYER.hold(call.ctx.tool_name):
+            result = wrapped(*call.args, **call.kwargs)
+        return call.after_run(result)
     except HookAborted as aborted:
         _state.record_abort(aborted)
         raise
@@ -200,7 +203,9 @@ async def _tool_arun(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs:
     if refusal is not None:
         return refusal
     try:
-        return call.after_run(await wrapped(*call.args, **call.kwargs))
+        with TOOL_LAYER.hold(call.ctx.tool_name):
+            result = await wrapped(*call.args, **call.kwargs)
+        return call.after_run(result)
     except HookAborted as aborted:
         _state.record_abort(aborted)
         raise
