@@ -43,6 +43,11 @@ class MCPAdapter(Adapter):
     extra: ClassVar[str] = "mcp"
     supported: ClassVar[str] = ">=1.20,<3"
     test_versions: ClassVar[tuple[str, ...]] = ("1.30.0", "2.0.0", "2.3.0")
+    companions: ClassVar[dict[str, tuple[str, ...]]] = {
+        "1.30.0": ("langchain-mcp-adapters==0.3.2", "langchain==1.5.2"),
+    }
+    """The layered tests (tests/adapters/mcp/test_layered.py) run langchain-mcp-adapters tools, which
+    need ``mcp<2``."""
     not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset(
         {P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END, P.PRE_STEP, P.POST_STEP,
          P.PRE_MODEL_CALL, P.POST_MODEL_CALL}

@@ -73,6 +73,12 @@ class OpenAIAdapter(Adapter):
     extra: ClassVar[str] = "openai"
     supported: ClassVar[str] = ">=2.0,<4"
     test_versions: ClassVar[tuple[str, ...]] = ("2.54.0", "3.0.0", "3.57.0")
+    companions: ClassVar[dict[str, tuple[str, ...]]] = {
+        version: ("langchain-openai==1.7.4", "langchain==1.5.2", "praisonaiagents==1.7.17")
+        for version in test_versions
+    }
+    """The layered tests (tests/adapters/openai/test_layered.py) run LangChain's ChatOpenAI and
+    PraisonAI's client on this SDK."""
     not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset(
         {P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END, P.PRE_STEP, P.POST_STEP}
     )

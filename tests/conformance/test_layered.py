@@ -4,11 +4,13 @@ A framework that calls the ``openai`` / ``anthropic`` client or an MCP session
 underneath passes both adapters' call sites; the outer adapter marks the call
 (``hookport.calls.MODEL_LAYER`` / ``TOOL_LAYER``) and the SDK adapter stays
 silent, whichever was installed first. A harness offers this through
-`Harness.sdk_layers` / `Harness.run_layered`.
+`Harness.sdk_layers` / `Harness.run_layered`; the SDK adapters' own tests run
+the same checks on the framework harnesses (`layered`, `check_once`, `check_refusal`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 from collections.abc import Iterator
 
@@ -16,16 +18,16 @@ import pytest
 
 from hookport import HookAborted, InterceptionPoint, adapters, on
 from tests.conformance.conftest import require
-from tests.conformance.harness import Harness
+from tests.conformance.harness import Entry, Harness
 from tests.conformance.test_scenarios import Recorder, tool_then_answer
 
 P = InterceptionPoint
 SDKS = ("openai", "anthropic", "mcp")
+ORDERS = ("framework_first", "sdk_first")
 CALL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
 
 
-def _entry_or_skip(harness: Harness, sdk: str, entry: str | None) -> None:
-    require(harness, "layered")
+def offered_or_skip(harness: Harness, sdk: str, entry: str | None) -> None:
     offered = harness.sdk_layers()
     if sdk not in offered:
         pytest.skip(f"not offered by {harness.framework}: no path through the {sdk} SDK here")
@@ -35,28 +37,26 @@ def _entry_or_skip(harness: Harness, sdk: str, entry: str | None) -> None:
         pytest.skip(f"not offered: {sdk} is not installed")
 
 
-@pytest.fixture(params=["framework_first", "sdk_first"])
-def both_installed(request: pytest.FixtureRequest, harness: Harness) -> Iterator[str]:
-    sdk = request.node.callspec.params["sdk"]
-    _entry_or_skip(harness, sdk, request.node.callspec.params.get("entry"))
-    if request.param == "sdk_first":
+@contextlib.contextmanager
+def layered(harness: Harness, sdk: str, order: str) -> Iterator[None]:
+    """Both adapters installed, the framework's or the SDK's first; what was installed before stays."""
+    had = set(adapters.installed())
+    if order == "sdk_first":
         adapters.uninstall(harness.framework)
-        adapters.install(sdk)
-        adapters.install(harness.framework)
-    else:
-        adapters.install(sdk)
+    adapters.install(sdk)
+    adapters.install(harness.framework)
     try:
-        yield sdk
+        yield
     finally:
-        adapters.uninstall(sdk)
-        adapters.install(harness.framework)
+        if sdk not in had:
+            adapters.uninstall(sdk)
+        if harness.framework not in had:
+            adapters.uninstall(harness.framework)
 
 
-@pytest.mark.parametrize("entry", ["sync", "async", "stream"])
-@pytest.mark.parametrize("sdk", SDKS)
-def test_layered__one_pre_and_one_post_per_call(harness: Harness, both_installed: str, sdk: str, entry: str) -> None:
+def check_once(harness: Harness, sdk: str, entry: Entry) -> None:
     recorder = Recorder(CALL_POINTS)
-    result = harness.run_layered(sdk, tool_then_answer(), entry=entry)  # type: ignore[arg-type]
+    result = harness.run_layered(sdk, tool_then_answer(), entry=entry)
     result.raise_error()
     assert len(result.runs_of("add_numbers")) == 1
     assert len(result.model_inputs) == 2
@@ -64,9 +64,7 @@ def test_layered__one_pre_and_one_post_per_call(harness: Harness, both_installed
     assert {ctx.framework for _, ctx in recorder.calls} == {harness.framework}  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("sdk", SDKS)
-def test_layered__refusal_once_in_the_framework_convention(harness: Harness, both_installed: str, sdk: str) -> None:
-    entry = harness.sdk_layers()[sdk][0]
+def check_refusal(harness: Harness, sdk: str) -> None:
     refusals: list[str] = []
 
     @on(P.PRE_TOOL_CALL, tools=["purge_records"])
@@ -74,9 +72,28 @@ def test_layered__refusal_once_in_the_framework_convention(harness: Harness, bot
         refusals.append(ctx.framework)
         raise HookAborted("purging is not allowed", source="policy")
 
-    result = harness.run_layered(sdk, tool_then_answer("purge_records"), entry=entry)
+    result = harness.run_layered(sdk, tool_then_answer("purge_records"), entry=harness.sdk_layers()[sdk][0])
     result.raise_error()
     assert refusals == [harness.framework]
     assert result.runs_of("purge_records") == []
     assert len(result.model_inputs) == 2
     assert harness.refusal_text("purge_records", "purging is not allowed") in result.seen_by_model()
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("entry", ["sync", "async", "stream"])
+@pytest.mark.parametrize("sdk", SDKS)
+def test_layered__one_pre_and_one_post_per_call(harness: Harness, sdk: str, entry: Entry, order: str) -> None:
+    require(harness, "layered")
+    offered_or_skip(harness, sdk, entry)
+    with layered(harness, sdk, order):
+        check_once(harness, sdk, entry)
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("sdk", SDKS)
+def test_layered__refusal_once_in_the_framework_convention(harness: Harness, sdk: str, order: str) -> None:
+    require(harness, "layered")
+    offered_or_skip(harness, sdk, None)
+    with layered(harness, sdk, order):
+        check_refusal(harness, sdk)
