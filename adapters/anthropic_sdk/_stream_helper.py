@@ -62,15 +62,20 @@ class AsyncHookedStreamManager(wrapt.ObjectProxy):  # type: ignore[misc]
 
     async def _open(self, **kwargs: Any) -> Any:
         kwargs.pop(STREAM_MARK, None)
-        return await getattr(self._self_make(**kwargs), _ASYNC_REQUEST)()
+        return await getattr(self._self_make(**kwargs), _ASYNC_REQUEST)  # an awaitable, not a callable
 
     async def __aenter__(self) -> Any:
-        raw = await arequest(self._self_dialect, self._self_ledger, self._open, (), self._self_kwargs)
+        unsent = getattr(self.__wrapped__, _ASYNC_REQUEST)
+        try:
+            raw = await arequest(self._self_dialect, self._self_ledger, self._open, (), self._self_kwargs)
+        finally:
+            if hasattr(unsent, "close"):
+                unsent.close()  # the manager's own request: the hooked one above was sent instead
 
         async def sent() -> Any:
             return raw
 
-        setattr(self.__wrapped__, _ASYNC_REQUEST, sent)
+        setattr(self.__wrapped__, _ASYNC_REQUEST, sent())
         return await self.__wrapped__.__aenter__()
 
     async def __aexit__(self, *exc: Any) -> Any:
