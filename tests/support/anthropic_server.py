@@ -6,7 +6,8 @@
 
 It serves ``POST /v1/messages``, streamed (the SSE events ``message_start`` ...
 ``message_stop``, tool input as ``input_json_delta``) or not, answering with the
-script's turns in request order (a retried request gets the next turn); a turn
+script's turns in request order (a retried request gets the next turn), or with
+``by_conversation=True`` by the assistant turns already in the conversation; a turn
 with ``error`` answers HTTP 500 with Anthropic's error body. Every request body
 is recorded in `requests`. It binds a free port and never touches any other address.
 """
@@ -23,7 +24,9 @@ from tests.conformance.harness import Turn, number_tool_calls
 
 
 class ScriptedAnthropicServer:
-    def __init__(self) -> None:
+    def __init__(self, *, by_conversation: bool = False) -> None:
+        self.by_conversation = by_conversation
+        """Pick the turn by the assistant messages already in the conversation (else: request order)."""
         self.requests: list[dict[str, Any]] = []
         self._turns: list[Turn] = []
         self._lock = threading.Lock()
@@ -105,7 +108,11 @@ class ScriptedAnthropicServer:
             self.requests.append(body)
             if not self._turns:
                 return Turn.final("(no script)")
-            return self._turns[min(len(self.requests) - 1, len(self._turns) - 1)]
+            if self.by_conversation:
+                index = sum(1 for m in body.get("messages") or [] if m.get("role") == "assistant")
+            else:
+                index = len(self.requests) - 1
+            return self._turns[min(index, len(self._turns) - 1)]
 
     def message(self, turn: Turn, body: dict[str, Any]) -> dict[str, Any]:
         content: list[dict[str, Any]] = [{"type": "text", "text": turn.text}] if turn.text else []
