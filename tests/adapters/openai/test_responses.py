@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from hookport import HookAborted, InterceptionPoint, on
 from hookport.adapters.openai_sdk._responses import items_to_messages, messages_to_items
 from tests.conformance.harness import ToolCall, Turn
@@ -77,3 +79,29 @@ def test_refused_call_comes_back_as_a_function_call_output(client: Any, server: 
     refused = next(i for i in sent if i.get("type") == "function_call" and i["name"] == "purge_records")
     assert outputs[refused["call_id"]] == "Tool call purge_records was refused: no purging"
     assert len(items) == 3
+
+
+@pytest.mark.parametrize("entry", ["sync", "async", "stream"])
+def test_the_responses_loop_once_and_refusal(server: Any, entry: str) -> None:
+    """The conformance harness's own loop on the Responses API (HOOKPORT_OPENAI_API=responses runs
+    the whole suite there): one PRE/POST per request and per call, a refusal the loop survives."""
+    from tests.adapters.openai.harness import OpenAIHarness
+    from tests.conformance.test_scenarios import Recorder, tool_then_answer
+
+    harness = OpenAIHarness(api="responses")
+    points = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
+    recorder = Recorder(points)
+    result = harness.run(tool_then_answer(), entry=entry)  # type: ignore[arg-type]
+    result.raise_error()
+    assert [recorder.count(p) for p in points] == [2, 2, 1, 1]
+    assert result.runs_of("add_numbers") == [{"a": 2, "b": 3}]
+
+    @on(P.PRE_TOOL_CALL, tools=["purge_records"])
+    def guard(ctx):  # type: ignore[no-untyped-def]
+        raise HookAborted("no purging")
+
+    refused = harness.run(tool_then_answer("purge_records"), entry=entry)  # type: ignore[arg-type]
+    refused.raise_error()
+    assert refused.runs_of("purge_records") == []
+    assert "Tool call purge_records was refused: no purging" in refused.seen_by_model()
+    assert refused.output == "The answer is ready."
