@@ -41,6 +41,7 @@ from hookport.points import InterceptionPoint
 from hookport.reentry import hooks_off
 from hookport.registry import has_hooks
 
+from hookport.adapters._sdk_data import araw_parse, raw_parse
 from hookport.adapters._sdk_tools import AskedCall, Review, ToolLedger, run_fields
 
 A = TypeVar("A")
@@ -79,13 +80,37 @@ class Dialect(abc.ABC, Generic[A]):
 
     # -- answers -----------------------------------------------------------------------------------------
 
+    whole_field: str
+    """An attribute the API's whole answer has and its stream has not (``choices``, ``output``, ``content``)."""
+
     @abc.abstractmethod
+    def answer(self, result: Any, whole: Any = None, stream: Any = None, events: list[Any] | None = None,
+               is_async: bool = False) -> A:
+        """The answer holder: `whole` is the complete answer object, `events` a buffered stream's."""
+
+    def is_stream(self, result: Any) -> bool:
+        return hasattr(result, "response") and not hasattr(result, self.whole_field) and (
+            hasattr(result, "__iter__") or hasattr(result, "__aiter__"))
+
     def receive(self, result: Any, kwargs: Kwargs, buffer: bool) -> A:
-        """The SDK's return value as an answer holder (a stream is read to the end when `buffer`)."""
+        """The SDK's return value as an answer holder (a stream is read to the end when `buffer`;
+        a raw response is parsed, and the SDK caches what the caller's ``.parse()`` returns)."""
+        if is_raw(kwargs):
+            parsed = raw_parse(result)
+            return self.answer(result, whole=None if self.is_stream(parsed) else parsed)
+        if self.is_stream(result):
+            return self.answer(result, stream=result, events=list(result) if buffer else None)
+        return self.answer(result, whole=result)
 
     async def areceive(self, result: Any, kwargs: Kwargs, buffer: bool) -> A:
         """`receive` for async clients (an async stream is read with ``async for``)."""
-        return self.receive(result, kwargs, buffer)
+        if is_raw(kwargs):
+            parsed = await araw_parse(result)
+            return self.answer(result, whole=None if self.is_stream(parsed) else parsed, is_async=True)
+        if self.is_stream(result):
+            events = [event async for event in result] if buffer else None
+            return self.answer(result, stream=result, events=events, is_async=True)
+        return self.answer(result, whole=result, is_async=True)
 
     @abc.abstractmethod
     def text(self, answer: A) -> str | None: ...
@@ -130,6 +155,12 @@ class _Shape(ResponseShape[Any]):
 
     def coerce(self, value: Any, ctx: Any) -> Any:
         return self.replace(None, value) if isinstance(value, str) else value
+
+
+def is_raw(kwargs: Kwargs) -> bool:
+    """A ``with_raw_response`` / ``with_streaming_response`` call (the SDKs mark it with a header)."""
+    headers = kwargs.get("extra_headers") or {}
+    return bool(isinstance(headers, dict) and headers.get("X-Stainless-Raw-Response"))
 
 
 def _quiet() -> bool:
@@ -242,3 +273,21 @@ def _settle_answer(dialect: Dialect[Any], ledger: ToolLedger, answer: Any, revie
     if exchange and review.allowed:
         ledger.remember_prelude(review.allowed[0][0].id, exchange)
     return dialect.deliver(answer)
+
+
+def sync_wrapper(dialect: Dialect[Any], ledger: ToolLedger) -> Callable[..., Any]:
+    """The wrapt wrapper of a sync client method: one hooked `request`."""
+    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: Kwargs) -> Any:
+        return request(dialect, ledger, wrapped, args, kwargs)
+
+    return wrapper
+
+
+def async_wrapper(dialect: Dialect[Any], ledger: ToolLedger) -> Callable[..., Any]:
+    """The wrapt wrapper of an async client method: the SDK's own coroutine when nothing would run."""
+    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: Kwargs) -> Any:
+        if passthrough(ledger):
+            return wrapped(*args, **kwargs)
+        return arequest(dialect, ledger, wrapped, args, kwargs)
+
+    return wrapper

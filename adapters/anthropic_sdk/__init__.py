@@ -24,10 +24,10 @@ adapter that already dispatched the model call the adapter stays silent.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from hookport.adapters._base import Adapter, Target
-from hookport.adapters._sdk_calls import arequest, passthrough, request
+from hookport.adapters._sdk_calls import async_wrapper, sync_wrapper
 from hookport.adapters._sdk_tools import ToolLedger
 from hookport.points import InterceptionPoint
 
@@ -45,14 +45,8 @@ LEDGER = ToolLedger(FRAMEWORK)
 """The tool calls this adapter saw asked for, refused or answered (see `ToolLedger`)."""
 
 
-def create(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    return request(_DIALECT, LEDGER, wrapped, args, kwargs)
-
-
-def acreate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    if passthrough(LEDGER):
-        return wrapped(*args, **kwargs)
-    return arequest(_DIALECT, LEDGER, wrapped, args, kwargs)
+create = sync_wrapper(_DIALECT, LEDGER)
+acreate = async_wrapper(_DIALECT, LEDGER)
 
 
 class AnthropicAdapter(Adapter):

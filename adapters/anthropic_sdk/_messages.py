@@ -25,7 +25,7 @@ import json
 from typing import Any
 
 from hookport.adapters._sdk_calls import Dialect, Kwargs
-from hookport.adapters._sdk_data import araw_parse, content_text, field, plain, raw_parse
+from hookport.adapters._sdk_data import content_text, field, plain
 from hookport.adapters._sdk_streams import EventList, replay
 from hookport.adapters._sdk_tools import AskedCall, Review, ToolLedger
 
@@ -55,16 +55,6 @@ class MessagesAnswer:
             elif kind == "content_block_delta" and field(event, "index") in blocks:
                 blocks[field(event, "index")]["deltas"].append(field(event, "delta"))
         return blocks
-
-
-def _is_stream(result: Any) -> bool:
-    return hasattr(result, "response") and not hasattr(result, "content") and (
-        hasattr(result, "__iter__") or hasattr(result, "__aiter__"))
-
-
-def _is_raw(kwargs: Kwargs) -> bool:
-    headers = kwargs.get("extra_headers") or {}
-    return bool(isinstance(headers, dict) and headers.get("X-Stainless-Raw-Response"))
 
 
 def _set(item: Any, name: str, value: Any) -> None:
@@ -147,6 +137,7 @@ def from_messages(kwargs: Kwargs, messages: list[dict[str, Any]]) -> Kwargs:
 class Messages(Dialect[MessagesAnswer]):
     api = "messages"
     framework = FRAMEWORK
+    whole_field = "content"
 
     def messages(self, kwargs: Kwargs) -> list[dict[str, Any]]:
         return to_messages(kwargs)
@@ -209,22 +200,9 @@ class Messages(Dialect[MessagesAnswer]):
 
     # -- answers -------------------------------------------------------------------------------------------
 
-    def receive(self, result: Any, kwargs: Kwargs, buffer: bool) -> MessagesAnswer:
-        if _is_raw(kwargs):
-            parsed = raw_parse(result)
-            return MessagesAnswer(result, message=None if _is_stream(parsed) else parsed)
-        if _is_stream(result):
-            return MessagesAnswer(result, stream=result, events=list(result) if buffer else None)
-        return MessagesAnswer(result, message=result)
-
-    async def areceive(self, result: Any, kwargs: Kwargs, buffer: bool) -> MessagesAnswer:
-        if _is_raw(kwargs):
-            parsed = await araw_parse(result)
-            return MessagesAnswer(result, message=None if _is_stream(parsed) else parsed, is_async=True)
-        if _is_stream(result):
-            events = [event async for event in result] if buffer else None
-            return MessagesAnswer(result, stream=result, events=events, is_async=True)
-        return MessagesAnswer(result, message=result, is_async=True)
+    def answer(self, result: Any, whole: Any = None, stream: Any = None, events: list[Any] | None = None,
+               is_async: bool = False) -> MessagesAnswer:
+        return MessagesAnswer(result, message=whole, stream=stream, events=events, is_async=is_async)
 
     def describe(self, answer: MessagesAnswer) -> dict[str, Any]:
         described = super().describe(answer)

@@ -25,9 +25,7 @@ STREAM_MARK = "_hookport_stream"
 """Set in the kwargs the hooks see (never sent): this request is streamed by the helper."""
 
 
-class HookedStreamManager(wrapt.ObjectProxy):  # type: ignore[misc]
-    """A ``MessageStreamManager`` whose request runs through `request` when it is entered."""
-
+class _Manager(wrapt.ObjectProxy):  # type: ignore[misc]
     def __init__(self, manager: Any, make: Callable[..., Any], kwargs: dict[str, Any], dialect: Dialect[Any],
                  ledger: ToolLedger) -> None:
         super().__init__(manager)
@@ -35,6 +33,10 @@ class HookedStreamManager(wrapt.ObjectProxy):  # type: ignore[misc]
         self._self_kwargs = kwargs
         self._self_dialect = dialect
         self._self_ledger = ledger
+
+
+class HookedStreamManager(_Manager):
+    """A ``MessageStreamManager`` whose request runs through `request` when it is entered."""
 
     def _open(self, **kwargs: Any) -> Any:
         kwargs.pop(STREAM_MARK, None)
@@ -49,16 +51,8 @@ class HookedStreamManager(wrapt.ObjectProxy):  # type: ignore[misc]
         return self.__wrapped__.__exit__(*exc)
 
 
-class AsyncHookedStreamManager(wrapt.ObjectProxy):  # type: ignore[misc]
+class AsyncHookedStreamManager(_Manager):
     """The ``AsyncMessageStreamManager`` counterpart."""
-
-    def __init__(self, manager: Any, make: Callable[..., Any], kwargs: dict[str, Any], dialect: Dialect[Any],
-                 ledger: ToolLedger) -> None:
-        super().__init__(manager)
-        self._self_make = make
-        self._self_kwargs = kwargs
-        self._self_dialect = dialect
-        self._self_ledger = ledger
 
     async def _open(self, **kwargs: Any) -> Any:
         kwargs.pop(STREAM_MARK, None)

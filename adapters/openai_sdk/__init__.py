@@ -23,10 +23,10 @@ client) the adapter stays silent: one PRE and one POST per logical call.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from hookport.adapters._base import Adapter, Target
-from hookport.adapters._sdk_calls import Dialect, arequest, passthrough, request
+from hookport.adapters._sdk_calls import async_wrapper, sync_wrapper
 from hookport.adapters._sdk_tools import ToolLedger
 from hookport.points import InterceptionPoint
 
@@ -45,26 +45,10 @@ LEDGER = ToolLedger(FRAMEWORK)
 """The tool calls this adapter saw asked for, refused or answered (see `ToolLedger`)."""
 
 
-def _sync(dialect: Dialect[Any]) -> Any:
-    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        return request(dialect, LEDGER, wrapped, args, kwargs)
-
-    return wrapper
-
-
-def _async(dialect: Dialect[Any]) -> Any:
-    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if passthrough(LEDGER):
-            return wrapped(*args, **kwargs)
-        return arequest(dialect, LEDGER, wrapped, args, kwargs)
-
-    return wrapper
-
-
-chat_request = _sync(ChatCompletions())
-achat_request = _async(ChatCompletions())
-responses_request = _sync(Responses())
-aresponses_request = _async(Responses())
+chat_request = sync_wrapper(ChatCompletions(), LEDGER)
+achat_request = async_wrapper(ChatCompletions(), LEDGER)
+responses_request = sync_wrapper(Responses(), LEDGER)
+aresponses_request = async_wrapper(Responses(), LEDGER)
 
 
 class OpenAIAdapter(Adapter):

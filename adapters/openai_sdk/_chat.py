@@ -17,7 +17,7 @@ from typing import Any
 from hookport.adapters._sdk_calls import Dialect, Kwargs
 from hookport.adapters._sdk_streams import EventList, replay
 from hookport.adapters._sdk_tools import AskedCall, Review, ToolLedger
-from hookport.adapters._sdk_data import araw_parse, content_text, field, parse_arguments, plain, raw_parse
+from hookport.adapters._sdk_data import content_text, field, parse_arguments, plain
 from hookport.adapters.openai_sdk._common import FRAMEWORK
 
 
@@ -64,19 +64,10 @@ class ChatAnswer:
         return calls
 
 
-def _is_raw(kwargs: Kwargs) -> bool:
-    headers = kwargs.get("extra_headers") or {}
-    return bool(isinstance(headers, dict) and headers.get("X-Stainless-Raw-Response"))
-
-
-def _is_stream(result: Any) -> bool:
-    return hasattr(result, "response") and (hasattr(result, "__iter__") or hasattr(result, "__aiter__")) \
-        and not hasattr(result, "choices")
-
-
 class ChatCompletions(Dialect[ChatAnswer]):
     api = "chat.completions"
     framework = FRAMEWORK
+    whole_field = "choices"
 
     # -- requests --------------------------------------------------------------------------------------------
 
@@ -135,22 +126,9 @@ class ChatCompletions(Dialect[ChatAnswer]):
 
     # -- answers ------------------------------------------------------------------------------------------------
 
-    def receive(self, result: Any, kwargs: Kwargs, buffer: bool) -> ChatAnswer:
-        if _is_raw(kwargs):
-            parsed = raw_parse(result)
-            return ChatAnswer(result, completion=None if _is_stream(parsed) else parsed)
-        if _is_stream(result):
-            return ChatAnswer(result, stream=result, chunks=list(result) if buffer else None)
-        return ChatAnswer(result, completion=result)
-
-    async def areceive(self, result: Any, kwargs: Kwargs, buffer: bool) -> ChatAnswer:
-        if _is_raw(kwargs):
-            parsed = await araw_parse(result)
-            return ChatAnswer(result, completion=None if _is_stream(parsed) else parsed, is_async=True)
-        if _is_stream(result):
-            chunks = [chunk async for chunk in result] if buffer else None
-            return ChatAnswer(result, stream=result, chunks=chunks, is_async=True)
-        return ChatAnswer(result, completion=result, is_async=True)
+    def answer(self, result: Any, whole: Any = None, stream: Any = None, events: list[Any] | None = None,
+               is_async: bool = False) -> ChatAnswer:
+        return ChatAnswer(result, completion=whole, stream=stream, chunks=events, is_async=is_async)
 
     def text(self, answer: ChatAnswer) -> str | None:
         if answer.chunks is not None:

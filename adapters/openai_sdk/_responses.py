@@ -26,7 +26,7 @@ from typing import Any
 from hookport.adapters._sdk_calls import Dialect, Kwargs
 from hookport.adapters._sdk_streams import EventList, replay
 from hookport.adapters._sdk_tools import AskedCall, Review, ToolLedger
-from hookport.adapters._sdk_data import araw_parse, content_text, field, parse_arguments, plain, raw_parse
+from hookport.adapters._sdk_data import content_text, field, parse_arguments, plain
 from hookport.adapters.openai_sdk._common import FRAMEWORK
 
 _TEXT_PARTS = ("input_text", "output_text", "text")
@@ -45,16 +45,6 @@ class ResponsesAnswer:
         self.stream = stream
         self.events = events
         self.is_async = is_async
-
-
-def _is_stream(result: Any) -> bool:
-    return hasattr(result, "response") and not hasattr(result, "output") and (
-        hasattr(result, "__iter__") or hasattr(result, "__aiter__"))
-
-
-def _is_raw(kwargs: Kwargs) -> bool:
-    headers = kwargs.get("extra_headers") or {}
-    return bool(isinstance(headers, dict) and headers.get("X-Stainless-Raw-Response"))
 
 
 # -- input items <-> messages ------------------------------------------------------------------------
@@ -145,6 +135,7 @@ def _set_texts(parts: list[Any], text: str) -> None:
 class Responses(Dialect[ResponsesAnswer]):
     api = "responses"
     framework = FRAMEWORK
+    whole_field = "output"
 
     # -- requests ---------------------------------------------------------------------------------------
 
@@ -198,23 +189,10 @@ class Responses(Dialect[ResponsesAnswer]):
 
     # -- answers ---------------------------------------------------------------------------------------------
 
-    def receive(self, result: Any, kwargs: Kwargs, buffer: bool) -> ResponsesAnswer:
-        if _is_raw(kwargs):
-            parsed = raw_parse(result)
-            return ResponsesAnswer(result, response=None if _is_stream(parsed) else parsed)
-        if _is_stream(result):
-            events = list(result) if buffer else None
-            return ResponsesAnswer(result, response=_completed(events), stream=result, events=events)
-        return ResponsesAnswer(result, response=result)
-
-    async def areceive(self, result: Any, kwargs: Kwargs, buffer: bool) -> ResponsesAnswer:
-        if _is_raw(kwargs):
-            parsed = await araw_parse(result)
-            return ResponsesAnswer(result, response=None if _is_stream(parsed) else parsed, is_async=True)
-        if _is_stream(result):
-            events = [event async for event in result] if buffer else None
-            return ResponsesAnswer(result, response=_completed(events), stream=result, events=events, is_async=True)
-        return ResponsesAnswer(result, response=result, is_async=True)
+    def answer(self, result: Any, whole: Any = None, stream: Any = None, events: list[Any] | None = None,
+               is_async: bool = False) -> ResponsesAnswer:
+        response = _completed(events) if events is not None else whole
+        return ResponsesAnswer(result, response=response, stream=stream, events=events, is_async=is_async)
 
     def text(self, answer: ResponsesAnswer) -> str | None:
         if answer.response is None:
