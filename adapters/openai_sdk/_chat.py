@@ -169,7 +169,6 @@ class ChatCompletions(Dialect[ChatAnswer]):
     def apply(self, answer: ChatAnswer, review: Review, ledger: ToolLedger) -> None:
         if not review.refused and not review.edited():
             return
-        asked = {c.id: c for c in self.calls(answer)}
         for call, arguments in review.edited():
             self._set_arguments(answer, call, json.dumps(arguments))
         if not review.refused:
@@ -182,7 +181,7 @@ class ChatCompletions(Dialect[ChatAnswer]):
             message.tool_calls = [c for c in message.tool_calls or () if c.id not in refused_ids] or None
         if review.allowed:
             ledger.remember_refusals(review.allowed[0][0].id, {
-                "calls": [_call_dict(asked.get(call.id, call)) for call, _ in review.refused],
+                "calls": [_call_dict(call) for call, _ in review.refused],
                 "results": [{"role": "tool", "tool_call_id": call.id, "content": text} for call, text in review.refused],
             })
 
