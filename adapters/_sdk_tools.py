@@ -29,6 +29,7 @@ The memory is a bounded LRU per adapter: a conversation much longer than
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from time import perf_counter
@@ -88,11 +89,16 @@ class Review:
 
 
 class _Bounded(OrderedDict[str, V], Generic[V]):
+    """An LRU of at most `LIMIT` entries; writes from several threads take one lock."""
+
+    _lock = threading.Lock()
+
     def remember(self, key: str, value: V) -> None:
-        self[key] = value
-        self.move_to_end(key)
-        while len(self) > LIMIT:
-            self.popitem(last=False)
+        with self._lock:
+            self[key] = value
+            self.move_to_end(key)
+            while len(self) > LIMIT:
+                self.popitem(last=False)
 
 
 class ToolLedger:
