@@ -88,10 +88,22 @@ def _bound(args: Args, kwargs: Kwargs) -> tuple[str, dict[str, Any] | None, Args
     return name, arguments, rest_args, rest_kwargs
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _copied(arguments: Any) -> dict[str, Any]:
+    """The caller's arguments, copied so a hook's edits never reach the caller's dict (deeply only
+    when a value is not a scalar: the common case stays cheap)."""
+    copied = dict(arguments or {})
+    if all(isinstance(value, _SCALARS) for value in copied.values()):
+        return copied
+    return copy.deepcopy(copied)
+
+
 async def _hooked_call(wrapped: Callable[..., Awaitable[Any]], session: Any, args: Args, kwargs: Kwargs) -> Any:
     name, arguments, rest_args, rest_kwargs = _bound(args, kwargs)
     ctx = ToolCallHookContext(
-        name, copy.deepcopy(dict(arguments or {})), tool=session, framework=FRAMEWORK,
+        name, _copied(arguments), tool=session, framework=FRAMEWORK,
         metadata={"api": "tools/call"}, **run_fields(),
     )
 
