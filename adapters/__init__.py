@@ -46,6 +46,9 @@ BUILTIN: dict[str, str] = {
     "langchain": "hookport.adapters.langchain:LangChainAdapter",
     "crewai": "hookport.adapters.crewai:CrewAIAdapter",
     "praisonai": "hookport.adapters.praisonai:PraisonAIAdapter",
+    "openai": "hookport.adapters.openai_sdk:OpenAIAdapter",
+    "mcp": "hookport.adapters.mcp:MCPAdapter",
+    "anthropic": "hookport.adapters.anthropic_sdk:AnthropicAdapter",
 }
 ENTRY_POINT_GROUP = "hookport.adapters"
 

@@ -73,3 +73,17 @@ def require(harness: Harness, scenario: str) -> None:
     reason = harness.not_offered.get(scenario)
     if reason is not None:
         pytest.skip(f"not offered by {harness.framework}: {reason}")
+
+
+@pytest.fixture(autouse=True)
+def _offered(request: pytest.FixtureRequest) -> None:
+    """A harness may declare a whole group (``"model"``) or one scenario (``"model__context_fields"``)
+    in `not_offered`: an SDK that has no model calls (``mcp``) cannot offer the model scenarios."""
+    if "harness" not in request.fixturenames:
+        return
+    harness = request.getfixturevalue("harness")
+    scenario = request.node.originalname.removeprefix("test_")
+    for key in (scenario, scenario.split("__", 1)[0]):
+        reason = harness.not_offered.get(key)
+        if reason is not None:
+            pytest.skip(f"not offered by {harness.framework}: {reason}")

@@ -141,6 +141,18 @@ class Harness(abc.ABC):
         appears in the `tool_runs` of the enclosing `run`. Not offered unless implemented."""
         raise NotImplementedError
 
+    def sdk_layers(self) -> dict[str, tuple[Entry, ...]]:
+        """The SDK adapters (``"openai"``, ``"anthropic"``, ``"mcp"``) under this framework that
+        `run_layered` can put in the path, with the entries each supports. Empty: not offered."""
+        return {}
+
+    def run_layered(self, sdk: str, script: list[Turn], *, entry: Entry = "sync", agent: str = "alpha",
+                    prompt: str = "What is 2 + 3?") -> RunResult:
+        """`run`, with the framework's model calls (``openai``, ``anthropic``) or tool calls (``mcp``)
+        going through the real client of SDK `sdk` (the scripted server, an in-process MCP server),
+        so both adapters see every call. Not offered unless a harness implements it."""
+        raise NotImplementedError
+
     def expected_model_calls(self, script: list[Turn]) -> int:
         """How many model calls a script makes when nothing is blocked (one per turn)."""
         return len(script)

@@ -5,7 +5,7 @@
         client = OpenAI(base_url=server.base_url, api_key="sk-offline")
 
 It serves ``POST /v1/chat/completions`` (streaming and not, with
-``tool_calls``), ``POST /v1/responses`` (the Responses API, not streamed:
+``tool_calls``), ``POST /v1/responses`` (the Responses API, streamed or not:
 ``message`` and ``function_call`` output items) and ``GET /v1/models``; every
 request body is recorded in `requests`. Answers come from the script in order; by default the answer is
 chosen by the number of assistant messages already in the conversation, so
@@ -57,11 +57,13 @@ class ScriptedOpenAIServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                route = self.path.rstrip("/")
+                route = self.path.split("?", 1)[0].rstrip("/")
                 if route.endswith("/responses"):
                     turn = server._answer_for(body)
                     if turn.error is not None:
                         self._json(500, {"error": {"message": turn.error, "type": "server_error"}})
+                    elif body.get("stream"):
+                        self._events(server.response_events(turn, body))
                     else:
                         self._json(200, server.response(turn, body))
                     return
@@ -83,6 +85,17 @@ class ScriptedOpenAIServer:
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _events(self, events: Iterator[dict[str, Any]]) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                for event in events:
+                    self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
+                    self.wfile.flush()
+                self.close_connection = True
 
             def _stream(self, turn: Turn, body: dict[str, Any]) -> None:
                 self.send_response(200)
@@ -186,6 +199,41 @@ class ScriptedOpenAIServer:
                       "output_tokens_details": {"reasoning_tokens": 0}},
         }
 
+    def response_events(self, turn: Turn, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """The Responses API's streamed events for `turn`: created, each output item (added,
+        its text or argument deltas, done), completed."""
+        final = self.response(turn, body)
+        sequence = iter(range(10_000))
+
+        def event(kind: str, **fields: Any) -> dict[str, Any]:
+            return {"type": kind, "sequence_number": next(sequence), **fields}
+
+        yield event("response.created", response={**final, "status": "in_progress", "output": []})
+        for index, item in enumerate(final["output"]):
+            if item["type"] == "message":
+                text = item["content"][0]["text"]
+                yield event("response.output_item.added", output_index=index, item={**item, "content": [],
+                                                                                    "status": "in_progress"})
+                part = {"type": "output_text", "text": "", "annotations": []}
+                yield event("response.content_part.added", item_id=item["id"], output_index=index, content_index=0,
+                            part=part)
+                for i, word in enumerate(text.split(" ") if text else []):
+                    yield event("response.output_text.delta", item_id=item["id"], output_index=index,
+                                content_index=0, delta=word if i == 0 else " " + word, logprobs=[])
+                yield event("response.output_text.done", item_id=item["id"], output_index=index, content_index=0,
+                            text=text, logprobs=[])
+                yield event("response.content_part.done", item_id=item["id"], output_index=index, content_index=0,
+                            part={**part, "text": text})
+            else:
+                yield event("response.output_item.added", output_index=index,
+                            item={**item, "arguments": "", "status": "in_progress"})
+                yield event("response.function_call_arguments.delta", item_id=item["id"], output_index=index,
+                            delta=item["arguments"])
+                yield event("response.function_call_arguments.done", item_id=item["id"], output_index=index,
+                            arguments=item["arguments"])
+            yield event("response.output_item.done", output_index=index, item=item)
+        yield event("response.completed", response=final)
+
     def chunks(self, turn: Turn, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
         base = {"id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion.chunk",
                 "created": int(time.time()), "model": body.get("model", self.model)}
@@ -219,3 +267,14 @@ def _assistant_turns(body: dict[str, Any]) -> int:
             turns += 1
         in_turn = is_assistant
     return turns
+
+
+def request_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A recorded request's conversation: chat ``messages``, or a Responses ``instructions`` + ``input``."""
+    if "messages" in body:
+        return list(body["messages"])
+    items = body.get("input")
+    messages = [{"role": "system", "content": body["instructions"]}] if body.get("instructions") else []
+    if isinstance(items, str):
+        return [*messages, {"role": "user", "content": items}]
+    return [*messages, *(item for item in items or [] if isinstance(item, dict))]

@@ -304,6 +304,18 @@ class LangChainHarness(Harness):
             output=final_text(output), error=error, model_inputs=record.model_inputs, tool_runs=record.tool_runs
         )
 
+    def sdk_layers(self) -> dict[str, tuple[Entry, ...]]:
+        from tests.adapters.langchain.layered import LAYERS
+
+        return LAYERS if HAS_LANGGRAPH else {}
+
+    def run_layered(self, sdk: str, script: list[Turn], *, entry: Entry = "sync", agent: str = "alpha",
+                    prompt: str = "What is 2 + 3?") -> RunResult:
+        from tests.adapters.langchain import layered
+
+        run = {"openai": layered.run_on_openai, "mcp": layered.run_on_mcp}[sdk]
+        return run(self, script, entry, agent, prompt)
+
     @staticmethod
     def _stream(graph: Any, inputs: dict[str, Any]) -> Any:
         """Stream state values and model tokens together, as chat UIs do; the answer is the last state."""

@@ -223,6 +223,16 @@ class PraisonAIHarness(Harness):
         if self._agent is None:
             raise RuntimeError("run_tool_directly needs a running agent")
         return str(self._agent.execute_tool(name, dict(args)))
+    def sdk_layers(self) -> dict[str, tuple[Entry, ...]]:
+        """PraisonAI's own model path is the ``openai`` client (on the scripted server)."""
+        return {"openai": self.entries} if self.llm == "openai" else {}
+
+    def run_layered(self, sdk: str, script: list[Turn], *, entry: Entry = "sync", agent: str = "alpha",
+                    prompt: str = "What is 2 + 3?") -> RunResult:
+        from hookport.adapters.openai_sdk import LEDGER
+
+        LEDGER.clear()  # the scripted server reuses call ids in every script
+        return self.run(script, entry=entry, agent=agent, prompt=prompt)
 
 
 HARNESS = PraisonAIHarness

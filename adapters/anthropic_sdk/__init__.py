@@ -1,0 +1,73 @@
+"""The Anthropic SDK adapter (``anthropic``): model and tool points on a bare loop around the client.
+
+    from hookport import adapters
+    adapters.install("anthropic")
+
+Where each point fires:
+
+| point | ``anthropic`` call site |
+|---|---|
+| PRE_MODEL_CALL / POST_MODEL_CALL | ``Messages.create`` (also ``stream=True``, ``with_raw_response`` / ``with_streaming_response``) and ``Messages.stream`` (the helper sends its request itself, when its manager is entered), sync and async; Bedrock and Vertex clients reuse these classes |
+| PRE_TOOL_CALL | each ``tool_use`` block a response asks for (streamed too) |
+| POST_TOOL_CALL | the request whose user message carries that call's ``tool_result`` back; at once for a refused call |
+| EXECUTION_* / PRE_STEP / POST_STEP | not offered: the SDK has no runs or steps (mark a run with ``hookport.execution(...)``) |
+
+The SDK has no hook system of its own, so the resource classes' methods are
+wrapped; every client, created before or after install, shares them. The
+``beta.messages`` classes and the beta tool runner are not covered. The tool
+points are on the wire (see `hookport.adapters._sdk_tools`); the system
+parameter and the content blocks map to ``ctx.messages`` as
+`hookport.adapters.anthropic_sdk._messages` describes. Under a framework
+adapter that already dispatched the model call the adapter stays silent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from hookport.adapters._base import Adapter, Target
+from hookport.adapters._sdk_calls import async_wrapper, sync_wrapper
+from hookport.adapters._sdk_tools import ToolLedger
+from hookport.points import InterceptionPoint
+
+from hookport.adapters.anthropic_sdk._messages import FRAMEWORK, Messages
+from hookport.adapters.anthropic_sdk._stream_helper import stream_wrapper
+
+__all__ = ["AnthropicAdapter", "LEDGER"]
+
+P = InterceptionPoint
+_MESSAGES = "anthropic.resources.messages.messages"
+_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
+_DIALECT = Messages()
+
+LEDGER = ToolLedger(FRAMEWORK)
+"""The tool calls this adapter saw asked for, refused or answered (see `ToolLedger`)."""
+
+
+create = sync_wrapper(_DIALECT, LEDGER)
+acreate = async_wrapper(_DIALECT, LEDGER)
+
+
+class AnthropicAdapter(Adapter):
+    name: ClassVar[str] = "anthropic"
+    distribution: ClassVar[str] = "anthropic"
+    extra: ClassVar[str] = "anthropic"
+    supported: ClassVar[str] = ">=1.0,<3"
+    test_versions: ClassVar[tuple[str, ...]] = ("1.17.0", "2.0.0", "2.14.0")
+    not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset(
+        {P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END, P.PRE_STEP, P.POST_STEP}
+    )
+
+    def targets(self) -> Sequence[Target]:
+        return (
+            Target(_MESSAGES, "Messages.create", create, _POINTS, "sync"),
+            Target(_MESSAGES, "AsyncMessages.create", acreate, _POINTS, "async"),
+            Target(_MESSAGES, "Messages.stream", stream_wrapper(_DIALECT, LEDGER, is_async=False), _POINTS, "stream"),
+            Target(_MESSAGES, "AsyncMessages.stream", stream_wrapper(_DIALECT, LEDGER, is_async=True), _POINTS,
+                   "astream"),
+        )
+
+    def deactivate(self) -> None:
+        super().deactivate()
+        LEDGER.clear()

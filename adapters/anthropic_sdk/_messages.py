@@ -1,0 +1,341 @@
+"""Anthropic Messages (``messages.create``, ``create(stream=True)``, ``messages.stream()``) as a `Dialect`.
+
+``ctx.messages`` maps the request to the OpenAI-style list every adapter gives:
+
+| Anthropic request | ``ctx.messages`` |
+|---|---|
+| ``system`` (a string or text blocks) | a first ``{"role": "system"}`` message (written back to ``system``) |
+| a message with string content | ``{"role", "content"}`` |
+| text blocks | their text, joined, as ``content`` (other blocks, such as images, stay a list of blocks) |
+| ``tool_use`` blocks of an assistant message | ``tool_calls`` (``id``, ``function.name``, ``function.arguments`` as JSON) |
+| ``tool_result`` blocks of a user message | one ``{"role": "tool", "tool_call_id", "content"}`` message each |
+
+The request is rebuilt from ``ctx.messages`` only when a hook changed them
+(``tool`` messages and the user text after them go back into one user message,
+``tool_result`` blocks first). The answer's text is its text blocks; its tool
+calls are its ``tool_use`` blocks (``ctx.metadata["tool_use"]`` on POST lists
+them). A refused call comes back to the model, in later requests, as the
+``tool_use`` block in the assistant message that asked for it plus a
+``tool_result`` block with ``is_error: true`` and the refusal text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hookport.adapters._sdk_calls import Dialect, Kwargs
+from hookport.adapters._sdk_data import content_text, field, plain
+from hookport.adapters._sdk_streams import EventList, replay
+from hookport.adapters._sdk_tools import AskedCall, Review, ToolLedger
+
+FRAMEWORK = "anthropic"
+
+
+class MessagesAnswer:
+    """A ``Message`` (non-streamed) or the raw events of a buffered stream."""
+
+    __slots__ = ("result", "message", "stream", "events", "is_async")
+
+    def __init__(self, result: Any, message: Any = None, stream: Any = None, events: list[Any] | None = None,
+                 is_async: bool = False) -> None:
+        self.result = result
+        self.message = message
+        self.stream = stream
+        self.events = events
+        self.is_async = is_async
+
+    def streamed_blocks(self) -> dict[int, dict[str, Any]]:
+        """index -> {"block": content_block_start's block, "deltas": [delta events]}."""
+        blocks: dict[int, dict[str, Any]] = {}
+        for event in self.events or ():
+            kind = field(event, "type")
+            if kind == "content_block_start":
+                blocks[field(event, "index")] = {"block": field(event, "content_block"), "deltas": []}
+            elif kind == "content_block_delta" and field(event, "index") in blocks:
+                blocks[field(event, "index")]["deltas"].append(field(event, "delta"))
+        return blocks
+
+
+def _set(item: Any, name: str, value: Any) -> None:
+    if isinstance(item, dict):
+        item[name] = value
+    else:
+        setattr(item, name, value)
+
+
+# -- request <-> messages ----------------------------------------------------------------------------
+
+
+def to_messages(kwargs: Kwargs) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    system = kwargs.get("system")
+    if isinstance(system, str) or isinstance(system, (list, tuple)):
+        messages.append({"role": "system", "content": content_text(system)})
+    for message in kwargs.get("messages") or ():
+        role = field(message, "role")
+        content = field(message, "content")
+        if isinstance(content, str):
+            messages.append({"role": role, "content": content})
+            continue
+        blocks = plain(content) or []
+        results = [b for b in blocks if field(b, "type") == "tool_result"]
+        uses = [b for b in blocks if field(b, "type") == "tool_use"]
+        others = [b for b in blocks if field(b, "type") not in ("tool_result", "tool_use")]
+        for block in results:
+            messages.append({"role": "tool", "tool_call_id": block.get("tool_use_id"),
+                             "content": content_text(block.get("content"))})
+        if others or not (results or uses):
+            text_only = all(field(b, "type") == "text" for b in others)
+            messages.append({"role": role, "content": content_text(others) if text_only else others})
+        if uses:
+            calls = [{"id": b.get("id"), "type": "function",
+                      "function": {"name": b.get("name"), "arguments": json.dumps(b.get("input") or {})}}
+                     for b in uses]
+            if messages and messages[-1]["role"] == "assistant" and "tool_calls" not in messages[-1] and others:
+                messages[-1]["tool_calls"] = calls
+            else:
+                messages.append({"role": role, "content": None, "tool_calls": calls})
+    return messages
+
+
+def from_messages(kwargs: Kwargs, messages: list[dict[str, Any]]) -> Kwargs:
+    sent = dict(kwargs)
+    rest = list(messages)
+    if rest and rest[0].get("role") == "system":
+        sent["system"] = content_text(rest.pop(0).get("content"))
+    native: list[dict[str, Any]] = []
+
+    def turn(role: str) -> list[Any]:
+        if not native or native[-1]["role"] != role:
+            native.append({"role": role, "content": []})
+        return native[-1]["content"]  # type: ignore[no-any-return]
+
+    for message in rest:
+        role = message.get("role")
+        content = message.get("content")
+        if role == "tool":
+            turn("user").append({"type": "tool_result", "tool_use_id": message.get("tool_call_id"),
+                                 "content": content_text(content)})
+            continue
+        blocks = turn("assistant" if role == "assistant" else "user")
+        if isinstance(content, str) and content:
+            blocks.append({"type": "text", "text": content})
+        elif isinstance(content, list):
+            blocks.extend(content)
+        for call in message.get("tool_calls") or ():
+            function = call.get("function") or {}
+            blocks.append({"type": "tool_use", "id": call.get("id"), "name": function.get("name"),
+                           "input": json.loads(function.get("arguments") or "{}")})
+    sent["messages"] = native
+    return sent
+
+
+# -- the dialect --------------------------------------------------------------------------------------
+
+
+class Messages(Dialect[MessagesAnswer]):
+    api = "messages"
+    framework = FRAMEWORK
+    whole_field = "content"
+
+    def messages(self, kwargs: Kwargs) -> list[dict[str, Any]]:
+        return to_messages(kwargs)
+
+    def with_messages(self, kwargs: Kwargs, messages: list[dict[str, Any]]) -> Kwargs:
+        return from_messages(kwargs, messages)
+
+    def results(self, kwargs: Kwargs) -> list[tuple[str, str]]:
+        return [
+            (field(block, "tool_use_id"), content_text(field(block, "content")))
+            for message in kwargs.get("messages") or ()
+            if not isinstance(field(message, "content"), str)
+            for block in field(message, "content") or ()
+            if field(block, "type") == "tool_result"
+        ]
+
+    def restore(self, kwargs: Kwargs, ledger: ToolLedger, settled: dict[str, str]) -> Kwargs:
+        out: list[Any] = []
+        changed = False
+        owed: list[dict[str, Any]] = []  # refusal results for the next user message
+        for message in kwargs.get("messages") or ():
+            content = field(message, "content")
+            blocks = [] if isinstance(content, str) else list(content or ())
+            role = field(message, "role")
+            if role == "assistant":
+                ids = [field(b, "id") for b in blocks if field(b, "type") == "tool_use"]
+                prelude = ledger.prelude_for(ids[0]) if ids else None
+                if prelude:
+                    out.extend(prelude)
+                    changed = True
+                refusals = [r for i in ids if (r := ledger.refusals_for(i))]
+                if refusals:
+                    copy = plain(message)
+                    copy["content"] = [*copy["content"], *(c for r in refusals for c in r["calls"])]
+                    owed = [res for r in refusals for res in r["results"]]
+                    out.append(copy)
+                    changed = True
+                    continue
+            elif role == "user" and (owed or any(field(b, "tool_use_id") in settled for b in blocks)):
+                copy = plain(message)
+                new_blocks = [] if isinstance(copy["content"], str) else copy["content"]
+                for block in new_blocks:
+                    if block.get("type") == "tool_result" and block.get("tool_use_id") in settled:
+                        block["content"] = settled[block["tool_use_id"]]
+                if isinstance(copy["content"], str):
+                    new_blocks = [{"type": "text", "text": copy["content"]}]
+                results = [b for b in new_blocks if b.get("type") == "tool_result"]
+                copy["content"] = [*results, *owed, *(b for b in new_blocks if b.get("type") != "tool_result")]
+                owed = []
+                out.append(copy)
+                changed = True
+                continue
+            out.append(message)
+        if owed:
+            out.append({"role": "user", "content": owed})
+        return {**kwargs, "messages": out} if changed else kwargs
+
+    def extend(self, kwargs: Kwargs, exchange: list[Any]) -> Kwargs:
+        return {**kwargs, "messages": [*(kwargs.get("messages") or ()), *exchange]}
+
+    # -- answers -------------------------------------------------------------------------------------------
+
+    def answer(self, result: Any, whole: Any = None, stream: Any = None, events: list[Any] | None = None,
+               is_async: bool = False) -> MessagesAnswer:
+        return MessagesAnswer(result, message=whole, stream=stream, events=events, is_async=is_async)
+
+    def describe(self, answer: MessagesAnswer) -> dict[str, Any]:
+        described = super().describe(answer)
+        described["tool_use"] = [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["arguments"]}
+                                 for c in described["tool_calls"]]
+        return described
+
+    def text(self, answer: MessagesAnswer) -> str | None:
+        if answer.events is not None:
+            return "".join(field(d, "text") or "" for d in self._text_deltas(answer))
+        if answer.message is None:
+            return None
+        return "".join(field(b, "text") or "" for b in field(answer.message, "content") or ()
+                       if field(b, "type") == "text")
+
+    @staticmethod
+    def _text_deltas(answer: MessagesAnswer) -> list[Any]:
+        return [d for entry in answer.streamed_blocks().values() for d in entry["deltas"]
+                if field(d, "type") == "text_delta"]
+
+    def replace_text(self, answer: MessagesAnswer | None, text: str, kwargs: Kwargs) -> MessagesAnswer:
+        if answer is None:
+            return _made_answer(text, kwargs)
+        if answer.events is not None:
+            carriers = self._text_deltas(answer)
+        elif answer.message is not None:
+            carriers = [b for b in field(answer.message, "content") or () if field(b, "type") == "text"]
+        else:
+            return answer
+        for index, carrier in enumerate(carriers):
+            _set(carrier, "text", text if index == 0 else "")
+        return answer
+
+    def calls(self, answer: MessagesAnswer) -> list[AskedCall]:
+        if answer.events is not None:
+            found = []
+            for index, entry in sorted(answer.streamed_blocks().items()):
+                block = entry["block"]
+                if field(block, "type") != "tool_use":
+                    continue
+                raw = "".join(field(d, "partial_json") or "" for d in entry["deltas"])
+                arguments = json.loads(raw) if raw.strip() else dict(field(block, "input") or {})
+                found.append(AskedCall(field(block, "id"), field(block, "name"), arguments, native=("stream", index)))
+            return found
+        return [AskedCall(field(b, "id"), field(b, "name"), dict(field(b, "input") or {}), native=b)
+                for b in field(answer.message, "content") or () if field(b, "type") == "tool_use"]
+
+    def apply(self, answer: MessagesAnswer, review: Review, ledger: ToolLedger) -> None:
+        for call, arguments in review.edited():
+            self._set_input(answer, call, arguments)
+        if not review.refused:
+            return
+        refused = {call.id for call, _ in review.refused}
+        if answer.events is not None:
+            answer.events[:] = _without_blocks(answer, refused)
+        else:
+            _set(answer.message, "content", [b for b in field(answer.message, "content") or ()
+                                             if not (field(b, "type") == "tool_use" and field(b, "id") in refused)])
+        if review.allowed:
+            ledger.remember_refusals(review.allowed[0][0].id, {
+                "calls": [_use_block(call) for call, _ in review.refused],
+                "results": [_result_block(call, text) for call, text in review.refused],
+            })
+
+    def _set_input(self, answer: MessagesAnswer, call: AskedCall, arguments: dict[str, Any]) -> None:
+        if answer.events is None:
+            _set(call.native, "input", arguments)
+            return
+        deltas = [d for d in answer.streamed_blocks()[call.native[1]]["deltas"]
+                  if field(d, "type") == "input_json_delta"]
+        for index, delta in enumerate(deltas):
+            _set(delta, "partial_json", json.dumps(arguments) if index == 0 else "")
+
+    def exchange(self, answer: MessagesAnswer, review: Review) -> list[Any]:
+        text = self.text(answer)
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        blocks.extend(_use_block(call) for call, _ in review.refused)
+        return [{"role": "assistant", "content": blocks},
+                {"role": "user", "content": [_result_block(call, text) for call, text in review.refused]}]
+
+    def deliver(self, answer: MessagesAnswer) -> Any:
+        if answer.events is not None:
+            return replay(answer.stream, answer.events, answer.is_async)
+        return answer.result
+
+
+def _use_block(call: AskedCall) -> dict[str, Any]:
+    return {"type": "tool_use", "id": call.id, "name": call.name, "input": call.arguments}
+
+
+def _result_block(call: AskedCall, text: str) -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": call.id, "content": text, "is_error": True}
+
+
+def _without_blocks(answer: MessagesAnswer, refused: set[str]) -> list[Any]:
+    blocks = answer.streamed_blocks()
+    dropped = {i for i, entry in blocks.items()
+               if field(entry["block"], "type") == "tool_use" and field(entry["block"], "id") in refused}
+    renumber = {old: new for new, old in enumerate(i for i in sorted(blocks) if i not in dropped)}
+    kept = []
+    for event in answer.events or ():
+        index = field(event, "index")
+        if field(event, "type") in ("content_block_start", "content_block_delta", "content_block_stop"):
+            if index in dropped:
+                continue
+            _set(event, "index", renumber.get(index, index))
+        kept.append(event)
+    return kept
+
+
+def _made_answer(text: str, kwargs: Kwargs) -> MessagesAnswer:
+    """An answer made from a wrap hook's string, shaped like the SDK's own."""
+    from anthropic.types import Message
+
+    message = {"id": "msg_hookport", "type": "message", "role": "assistant", "model": kwargs.get("model") or "hookport",
+               "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
+               "usage": {"input_tokens": 0, "output_tokens": 0}}
+    if kwargs.get("stream") or kwargs.get("_hookport_stream"):
+        from pydantic import TypeAdapter
+
+        from anthropic.types import RawMessageStreamEvent
+
+        adapter = TypeAdapter(RawMessageStreamEvent)
+        events = [adapter.validate_python(e) for e in (
+            {"type": "message_start", "message": {**message, "content": [], "stop_reason": None}},
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+            {"type": "content_block_stop", "index": 0},
+            {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+             "usage": {"output_tokens": 0}},
+            {"type": "message_stop"},
+        )]
+        stream = EventList(events)
+        return MessagesAnswer(stream, stream=stream, events=events)
+    built = Message.model_validate(message)
+    return MessagesAnswer(built, message=built)

@@ -1,0 +1,175 @@
+"""PRE/POST_TOOL_CALL on ``ClientSession.call_tool`` and ``before_tool_definitions`` on ``list_tools``.
+
+``call_tool(name, arguments=None, read_timeout_seconds=None, ...)`` runs through
+`hookport.calls.atool_call`: PRE may edit ``ctx.tool_input`` (that is what the
+server receives) or refuse (the server is never called, the caller gets an MCP
+error result with the refusal text), wrap hooks go around the request, and POST
+sees the result's text and may replace it.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from hookport.adapters._sdk_tools import refusal_text, run_fields
+from hookport.calls import ToolShape, atool_call, outer_layer_dispatched_tool, tool_hooks_active
+from hookport.contexts import InterceptionContext, ToolCallHookContext
+from hookport.dispatch import adispatch
+from hookport.errors import HookAborted
+from hookport.points import ExtensionPoint
+from hookport.registry import has_hooks
+
+FRAMEWORK = "mcp"
+TOOL_DEFINITIONS = ExtensionPoint.BEFORE_TOOL_DEFINITIONS
+Args = tuple[Any, ...]
+Kwargs = dict[str, Any]
+
+
+def _field(item: Any, *names: str) -> Any:
+    for name in names:
+        value = item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+        if value is not None:
+            return value
+    return None
+
+
+def result_text(result: Any) -> str | None:
+    """The text of a ``CallToolResult``: its text blocks, joined (other blocks: their JSON)."""
+    content = _field(result, "content")
+    if content is None:
+        return None if result is None else str(result)
+    parts = []
+    for block in content:
+        text = _field(block, "text")
+        parts.append(text if isinstance(text, str) else _dumped(block))
+    return "".join(parts)
+
+
+def _dumped(block: Any) -> str:
+    dump = getattr(block, "model_dump_json", None)
+    return dump(exclude_none=True) if dump is not None else str(block)
+
+
+def text_result(text: str, is_error: bool) -> Any:
+    """A ``CallToolResult`` with one text block (``isError`` is the wire name on 1.x and 2.x)."""
+    from mcp import types
+
+    return types.CallToolResult.model_validate(
+        {"content": [{"type": "text", "text": text}], "isError": is_error}
+    )
+
+
+class MCPResultShape(ToolShape[Any]):
+    """MCP results: text blocks; a refusal is an error result the caller's agent reads as the answer."""
+
+    def text(self, result: Any) -> str | None:
+        return result_text(result)
+
+    def replace(self, result: Any, text: str) -> Any:
+        return text_result(text, bool(_field(result, "is_error", "isError")) if result is not None else False)
+
+    def refusal_text(self, ctx: ToolCallHookContext, refusal: HookAborted) -> str:
+        return refusal_text(ctx.tool_name, refusal.reason)
+
+    def refuse(self, ctx: ToolCallHookContext, refusal: HookAborted) -> Any:
+        return text_result(str(ctx.tool_result), is_error=True)
+
+
+SHAPE = MCPResultShape()
+
+
+def _bound(args: Args, kwargs: Kwargs) -> tuple[str, dict[str, Any] | None, Args, Kwargs]:
+    name = args[0] if args else kwargs.get("name")
+    arguments = args[1] if len(args) > 1 else kwargs.get("arguments")
+    rest_args = args[2:]
+    rest_kwargs = {k: v for k, v in kwargs.items() if k not in ("name", "arguments")}
+    return name, arguments, rest_args, rest_kwargs
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _copied(arguments: Any) -> dict[str, Any]:
+    """The caller's arguments, copied so a hook's edits never reach the caller's dict (deeply only
+    when a value is not a scalar: the common case stays cheap)."""
+    copied = dict(arguments or {})
+    if all(isinstance(value, _SCALARS) for value in copied.values()):
+        return copied
+    return copy.deepcopy(copied)
+
+
+async def _hooked_call(wrapped: Callable[..., Awaitable[Any]], session: Any, args: Args, kwargs: Kwargs) -> Any:
+    name, arguments, rest_args, rest_kwargs = _bound(args, kwargs)
+    ctx = ToolCallHookContext(
+        name, _copied(arguments), tool=session, framework=FRAMEWORK,
+        metadata={"api": "tools/call"}, **run_fields(),
+    )
+
+    async def run(current: ToolCallHookContext) -> Any:
+        return await wrapped(current.tool_name, current.tool_input, *rest_args, **rest_kwargs)
+
+    return await atool_call(ctx, run, SHAPE)
+
+
+def call_tool(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``ClientSession.call_tool``: an awaitable, hooked unless nothing would run or an outer adapter
+    already dispatched this tool call."""
+    if not tool_hooks_active():
+        return wrapped(*args, **kwargs)
+    name = args[0] if args else kwargs.get("name")
+    if outer_layer_dispatched_tool(name):
+        return wrapped(*args, **kwargs)
+    return _hooked_call(wrapped, instance, args, kwargs)
+
+
+# -- list_tools -> before_tool_definitions --------------------------------------------------------------
+
+
+def _definition(tool: Any) -> dict[str, Any]:
+    return {"type": "function", "function": {
+        "name": _field(tool, "name"),
+        "description": _field(tool, "description") or "",
+        "parameters": copy.deepcopy(_field(tool, "input_schema", "inputSchema") or {}),
+    }}
+
+
+def _kept_tools(tools: list[Any], definitions: Any) -> list[Any]:
+    """The listed tools a hook left, in its order, with its description and parameters."""
+    if not isinstance(definitions, list):
+        return tools
+    by_name = {_field(tool, "name"): tool for tool in tools}
+    kept = []
+    for definition in definitions:
+        function = definition.get("function", definition) if isinstance(definition, dict) else {}
+        tool = by_name.get(function.get("name"))
+        if tool is None:
+            continue
+        updates = {}
+        if function.get("description") not in (None, _field(tool, "description") or ""):
+            updates["description"] = function["description"]
+        schema_field = "input_schema" if hasattr(tool, "input_schema") else "inputSchema"
+        if "parameters" in function and function["parameters"] != _field(tool, "input_schema", "inputSchema"):
+            updates[schema_field] = function["parameters"]
+        kept.append(tool.model_copy(update=updates) if updates and hasattr(tool, "model_copy") else tool)
+    return kept
+
+
+async def _listed(wrapped: Callable[..., Awaitable[Any]], session: Any, args: Args, kwargs: Kwargs) -> Any:
+    result = await wrapped(*args, **kwargs)
+    tools = list(_field(result, "tools") or ())
+    ctx = InterceptionContext([_definition(t) for t in tools], framework=FRAMEWORK, metadata={"session": session},
+                              **run_fields())
+    await adispatch(TOOL_DEFINITIONS, ctx)
+    kept = _kept_tools(tools, ctx.payload)
+    if kept == tools:
+        return result
+    return result.model_copy(update={"tools": kept})
+
+
+def list_tools(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``ClientSession.list_tools``: ``before_tool_definitions`` over the listed tools."""
+    if not has_hooks(TOOL_DEFINITIONS) or outer_layer_dispatched_tool():
+        return wrapped(*args, **kwargs)  # inside a tool call: the session refreshing its own cache
+    return _listed(wrapped, instance, args, kwargs)

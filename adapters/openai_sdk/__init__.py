@@ -1,0 +1,84 @@
+"""The OpenAI SDK adapter (``openai``): model and tool points on a bare loop around the client.
+
+    from hookport import adapters
+    adapters.install("openai")
+
+Where each point fires:
+
+| point | ``openai`` call site |
+|---|---|
+| PRE_MODEL_CALL / POST_MODEL_CALL | ``Completions.create`` / ``parse`` and ``Responses.create`` / ``parse``, sync and async (``stream=True``, the ``.stream()`` helpers, ``with_raw_response`` / ``with_streaming_response`` and ``AzureOpenAI`` all go through them) |
+| PRE_TOOL_CALL | each tool call a response asks for (``tool_calls`` / ``function_call`` items, streamed too) |
+| POST_TOOL_CALL | the request that carries that call's result back (a ``tool`` message / ``function_call_output`` item); at once for a refused call |
+| EXECUTION_* / PRE_STEP / POST_STEP | not offered: the SDK has no runs or steps (mark a run with ``hookport.execution(...)``) |
+
+The SDK has no hook system of its own (only httpx event hooks, which see bytes),
+so the resource classes' methods are wrapped; every client, created before or
+after install, shares them. The tool points are on the wire: see
+`hookport.adapters._sdk_tools` for the rules. Under a framework adapter that
+already dispatched the model call (LangChain's ``ChatOpenAI``, PraisonAI's
+client) the adapter stays silent: one PRE and one POST per logical call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from hookport.adapters._base import Adapter, Target
+from hookport.adapters._sdk_calls import async_wrapper, sync_wrapper
+from hookport.adapters._sdk_tools import ToolLedger
+from hookport.points import InterceptionPoint
+
+from hookport.adapters.openai_sdk._chat import ChatCompletions
+from hookport.adapters.openai_sdk._common import FRAMEWORK
+from hookport.adapters.openai_sdk._responses import Responses
+
+__all__ = ["OpenAIAdapter", "LEDGER"]
+
+P = InterceptionPoint
+_CHAT = "openai.resources.chat.completions.completions"
+_RESPONSES = "openai.resources.responses.responses"
+_MODEL = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
+
+LEDGER = ToolLedger(FRAMEWORK)
+"""The tool calls this adapter saw asked for, refused or answered (see `ToolLedger`)."""
+
+
+chat_request = sync_wrapper(ChatCompletions(), LEDGER)
+achat_request = async_wrapper(ChatCompletions(), LEDGER)
+responses_request = sync_wrapper(Responses(), LEDGER)
+aresponses_request = async_wrapper(Responses(), LEDGER)
+
+
+class OpenAIAdapter(Adapter):
+    name: ClassVar[str] = "openai"
+    distribution: ClassVar[str] = "openai"
+    extra: ClassVar[str] = "openai"
+    supported: ClassVar[str] = ">=2.0,<4"
+    test_versions: ClassVar[tuple[str, ...]] = ("2.54.0", "3.0.0", "3.57.0")
+    companions: ClassVar[dict[str, tuple[str, ...]]] = {
+        version: ("langchain-openai==1.7.4", "langchain==1.5.2", "praisonaiagents==1.7.17")
+        for version in test_versions
+    }
+    """The layered tests (tests/adapters/openai/test_layered.py) run LangChain's ChatOpenAI and
+    PraisonAI's client on this SDK."""
+    not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset(
+        {P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END, P.PRE_STEP, P.POST_STEP}
+    )
+
+    def targets(self) -> Sequence[Target]:
+        return (
+            Target(_CHAT, "Completions.create", chat_request, _MODEL, "sync"),
+            Target(_CHAT, "Completions.parse", chat_request, _MODEL, "sync"),
+            Target(_CHAT, "AsyncCompletions.create", achat_request, _MODEL, "async"),
+            Target(_CHAT, "AsyncCompletions.parse", achat_request, _MODEL, "async"),
+            Target(_RESPONSES, "Responses.create", responses_request, _MODEL, "sync"),
+            Target(_RESPONSES, "Responses.parse", responses_request, _MODEL, "sync"),
+            Target(_RESPONSES, "AsyncResponses.create", aresponses_request, _MODEL, "async"),
+            Target(_RESPONSES, "AsyncResponses.parse", aresponses_request, _MODEL, "async"),
+        )
+
+    def deactivate(self) -> None:
+        super().deactivate()
+        LEDGER.clear()

@@ -1,0 +1,5 @@
+"""What the OpenAI dialects share."""
+
+from __future__ import annotations
+
+FRAMEWORK = "openai"

@@ -1,0 +1,3 @@
+"""Tests of the anthropic adapter (the Anthropic SDK on a bare loop)."""
+
+FRAMEWORK_MODULE = "anthropic"

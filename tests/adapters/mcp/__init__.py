@@ -1,0 +1,3 @@
+"""Tests of the mcp adapter (the MCP client)."""
+
+FRAMEWORK_MODULE = "mcp"

@@ -1,0 +1,3 @@
+"""Tests of the openai adapter (the OpenAI SDK on a bare loop)."""
+
+FRAMEWORK_MODULE = "openai"
