@@ -31,19 +31,21 @@ from typing import Any
 
 import wrapt
 
-from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_hooks_active, \
+from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active, \
     outer_layer_dispatched_model
 from hookport.contexts import LLMCallHookContext
 from hookport.dispatch import adispatch
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import has_hooks
 
+from hookport.adapters.openai_agents._bridge import has_sync_wraps, in_worker
 from hookport.adapters.openai_agents._messages import Conversation, output_text, replace_response_text, \
     with_output_text
 from hookport.adapters.openai_agents._state import FRAMEWORK, agent_name, current_scope
 
 PRE = InterceptionPoint.PRE_MODEL_CALL
 POST = InterceptionPoint.POST_MODEL_CALL
+WRAP = ExtensionPoint.WRAP_MODEL_CALL
 Args = tuple[Any, ...]
 Kwargs = dict[str, Any]
 _NAMES = ("system_instructions", "input", "model_settings", "tools", "output_schema", "handoffs", "tracing")
@@ -129,6 +131,8 @@ class HookedModel(wrapt.ObjectProxy):  # type: ignore[misc]
             request_args, request_kwargs = _request(conversation, call, c)
             return await model.get_response(*request_args, **request_kwargs)
 
+        if has_sync_wraps(WRAP):
+            return await in_worker(model_call, ctx, send, MODEL_RESPONSE)
         return await amodel_call(ctx, send, MODEL_RESPONSE)
 
     def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
@@ -188,11 +192,15 @@ async def _hooked_stream(model: Any, call: _Call) -> AsyncIterator[Any]:
         request_args, request_kwargs = _request(conversation, call, c)
         return model.stream_response(*request_args, **request_kwargs)
 
-    if has_hooks(ExtensionPoint.WRAP_MODEL_CALL):
+    if has_hooks(WRAP):
         async def send(c: LLMCallHookContext) -> list[Any]:
             return [event async for event in open_stream(c)]
 
-        for event in await amodel_call(ctx, send, STREAM):
+        if has_sync_wraps(WRAP):
+            events = await in_worker(model_call, ctx, send, STREAM)
+        else:
+            events = await amodel_call(ctx, send, STREAM)
+        for event in events:
             yield event
         return
 

@@ -35,6 +35,7 @@ from hookport.boundary import (
     apre_step,
     open_execution,
 )
+from hookport.errors import HookAborted
 from hookport.registry import has_hooks
 
 from hookport.adapters.openai_agents._state import (
@@ -68,6 +69,19 @@ def _with_argument(args: Args, kwargs: Kwargs, index: int, name: str, value: Any
     if len(args) > index:
         return (*args[:index], value, *args[index + 1:]), kwargs
     return args, {**kwargs, name: value}
+
+
+def surfaced(error: BaseException) -> BaseException:
+    """The hook abort behind `error`, when the SDK wrapped it (a tool's failure becomes
+    ``UserError("Error running tool ...")`` raised from it); otherwise `error` itself."""
+    current: BaseException | None = error
+    for _ in range(8):
+        if current is None:
+            break
+        if isinstance(current, HookAborted):
+            return current
+        current = current.__cause__
+    return error
 
 
 def _apply_output(result: Any, output: Any) -> Any:
@@ -120,8 +134,11 @@ async def _run(wrapped: Any, args: Args, kwargs: Kwargs) -> Any:
         if run is None:  # nested in another execution (an agent used as a tool): turns and steps only
             try:
                 result = await wrapped(*args, **kwargs)
-            except BaseException:
+            except BaseException as error:
                 await _end_turn(scope, failed=True)
+                kept = surfaced(error)
+                if kept is not error:
+                    raise kept from None
                 raise
             await _end_turn(scope, result)
             return result
@@ -132,8 +149,11 @@ async def _run(wrapped: Any, args: Args, kwargs: Kwargs) -> Any:
             await _end_turn(scope, result)
             return _apply_output(result, await run.asucceed(result))
         except BaseException as error:
+            kept = surfaced(error)
             await _end_turn(scope, failed=True)
-            await run.afail(error)
+            await run.afail(kept)
+            if kept is not error:
+                raise kept from None
             raise
         finally:
             run.close()
@@ -193,6 +213,8 @@ async def _stream_loop(wrapped: Any, args: Args, kwargs: Kwargs, run: Execution 
         raise
     stored = getattr(result, "_stored_exception", None)
     if stored is not None:
+        stored = surfaced(stored)
+        result._stored_exception = stored
         await _end_turn(scope, failed=True)
         if run is not None:
             await run.afail(stored)

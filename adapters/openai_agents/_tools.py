@@ -25,10 +25,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hookport.calls import ToolShape, atool_call, outer_layer_dispatched_tool, tool_hooks_active
+from hookport.calls import ToolShape, atool_call, outer_layer_dispatched_tool, tool_call, tool_hooks_active
 from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
+from hookport.points import ExtensionPoint
 
+from hookport.adapters.openai_agents._bridge import has_sync_wraps, in_worker
 from hookport.adapters.openai_agents._state import FRAMEWORK, agent_name, current_agent
 
 Args = tuple[Any, ...]
@@ -109,6 +111,8 @@ async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
         arguments = raw_arguments if c.tool_input == original else json.dumps(c.tool_input, default=str)
         return await wrapped(**{**kwargs, "arguments": arguments})
 
+    if has_sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
+        return await in_worker(tool_call, ctx, run, INVOCATION)
     return await atool_call(ctx, run, INVOCATION)
 
 
