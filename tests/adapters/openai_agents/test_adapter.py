@@ -355,3 +355,83 @@ def test_uninstall_leaves_no_hook_firing_and_reinstall_works() -> None:
         adapters.install("openai-agents")
     _run(build_agent("alpha", [Turn.final("ok")], [], []))
     assert len(pre) == 1
+
+
+# -- wrap hooks on the async call sites ------------------------------------------------------------------------
+
+
+def test_async_wrap_hook_retries_the_model_request() -> None:
+    inputs: list[Any] = []
+    attempts: list[int] = []
+
+    @on(W.WRAP_MODEL_CALL)
+    async def retry(ctx, call_next):  # type: ignore[no-untyped-def]
+        for attempt in (1, 2):
+            attempts.append(attempt)
+            try:
+                return await call_next(ctx)
+            except RuntimeError:
+                if attempt == 2:
+                    raise
+
+    result = _run(build_agent("alpha", [Turn.fail("overloaded"), Turn.final("second time")], inputs, []))
+    assert result.final_output == "second time" and attempts == [1, 2] and len(inputs) == 2
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_wrap_hook_retries_a_streamed_request(kind: str) -> None:
+    inputs: list[Any] = []
+    attempts: list[int] = []
+    posts = collect(P.POST_MODEL_CALL)
+
+    if kind == "sync":
+        def retry(ctx, call_next):  # type: ignore[no-untyped-def]
+            attempts.append(len(attempts) + 1)
+            try:
+                return call_next(ctx)
+            except RuntimeError:
+                attempts.append(len(attempts) + 1)
+                return call_next(ctx)
+    else:
+        async def retry(ctx, call_next):  # type: ignore[no-untyped-def]
+            attempts.append(len(attempts) + 1)
+            try:
+                return await call_next(ctx)
+            except RuntimeError:
+                attempts.append(len(attempts) + 1)
+                return await call_next(ctx)
+
+    on(W.WRAP_MODEL_CALL)(retry)
+
+    async def main() -> Any:
+        agent = build_agent("alpha", [Turn.fail("overloaded"), Turn.final("streamed twice")], inputs, [])
+        return await drain(Runner.run_streamed(agent, "go"))
+
+    assert asyncio.run(main()) == "streamed twice"
+    assert attempts == [1, 2] and len(inputs) == 2
+    assert [c.response for c in posts] == ["streamed twice"]
+
+
+def test_sync_wrap_hook_call_next_returns_after_the_tool_body_ran() -> None:
+    order: list[str] = []
+
+    def around(ctx, call_next):  # type: ignore[no-untyped-def]
+        order.append("wrap: before")
+        result = call_next(ctx)
+        order.append("wrap: after")
+        return result
+
+    on(W.WRAP_TOOL_CALL)(around)
+    from agents import function_tool
+
+    @function_tool
+    async def nap() -> str:
+        """Sleep a little."""
+        await asyncio.sleep(0.01)
+        order.append("tool body")
+        return "rested"
+
+    inputs: list[Any] = []
+    _run(build_agent("alpha", [Turn.call("nap"), Turn.final("ok")], inputs, [], tools=[nap]))
+    assert order == ["wrap: before", "tool body", "wrap: after"]
+    assert any(i.get("output") == "rested" for i in inputs[1])
