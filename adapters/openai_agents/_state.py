@@ -9,8 +9,6 @@ copies the context.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 from time import perf_counter
 from typing import Any
@@ -29,12 +27,10 @@ class RunScope:
         self.step_agent: Any = None
         self.model_calls = 0
 
-    def take_turn(self, agent: Any) -> Any:
-        """Make `agent` the one holding the turn; returns the agent whose turn ended (or None)."""
-        previous = self.turn_agent
+    def take_turn(self, agent: Any) -> None:
+        """Make `agent` the one holding the turn, from now."""
         self.turn_agent = agent
         self.turn_started = perf_counter()
-        return previous
 
 
 _scope: ContextVar[RunScope | None] = ContextVar("hookport_openai_agents_run", default=None)
@@ -44,18 +40,8 @@ def current_scope() -> RunScope | None:
     return _scope.get()
 
 
-@contextmanager
-def run_scope() -> Iterator[RunScope]:
-    """A fresh scope for one SDK run (nested runs get their own)."""
-    scope = RunScope()
-    token = _scope.set(scope)
-    try:
-        yield scope
-    finally:
-        reset(_scope, token)
-
-
 def set_scope(scope: RunScope | None) -> Any:
+    """Make `scope` the current run's (each ``run`` / ``run_streamed`` call sets a fresh one)."""
     return _scope.set(scope)
 
 
