@@ -111,6 +111,8 @@ class Adapter:
         self._generation = 0
         self._active = False
         self.report: InstallReport | None = None
+        self._awaiting: dict[str, list[Callable[[Any], None]]] = {}
+        self._import_hooks: set[str] = set()
 
     # -- declaration -----------------------------------------------------------
 
@@ -174,8 +176,33 @@ class Adapter:
                 return False
             self._generation += 1
             self._active = False
+            self._awaiting.clear()
             self.deactivate()
             return True
+
+    def when_imported(self, module_name: str, callback: Callable[[Any], None]) -> None:
+        """Call `callback(module)` when `module_name` is imported (now, if it already is).
+
+        At most one wrapt post-import hook is registered per module for the
+        adapter's lifetime: callbacks wait in `_awaiting` until the import, and
+        uninstall drops them, so install/uninstall cycles leave nothing behind.
+        """
+        if module_name in sys.modules:
+            callback(sys.modules[module_name])
+            return
+        with self._lock:
+            self._awaiting.setdefault(module_name, []).append(callback)
+            if module_name in self._import_hooks:
+                return
+            self._import_hooks.add(module_name)
+        wrapt.register_post_import_hook(lambda module, name=module_name: self._imported(name, module), module_name)
+
+    def _imported(self, module_name: str, module: Any) -> None:
+        with self._lock:
+            self._import_hooks.discard(module_name)  # wrapt fires a hook once
+            callbacks = self._awaiting.pop(module_name, [])
+        for callback in callbacks:
+            callback(module)
 
     def dry_run(self) -> InstallReport:
         """Resolve every target without patching anything (for `hookport doctor`)."""
@@ -226,9 +253,9 @@ class Adapter:
                 self._patch_module(sys.modules[module_name], targets, generation, raise_missing=True)
             else:
                 report.pending.extend(t.name for t in targets)
-                wrapt.register_post_import_hook(
-                    lambda module, ts=targets, g=generation: self._patch_module(module, ts, g, raise_missing=False),
+                self.when_imported(
                     module_name,
+                    lambda module, ts=targets, g=generation: self._patch_module(module, ts, g, raise_missing=False),
                 )
 
     def _patch_module(self, module: Any, targets: list[Target], generation: int, raise_missing: bool) -> None:

@@ -24,12 +24,12 @@ HARNESS_MODULES = {
     for folder in sorted(_ADAPTER_TESTS.iterdir())
     if (folder / "harness.py").is_file()
 }
-"""Every adapter's harness: ``tests/adapters/<folder>/harness.py``; the folder is the adapter name
-with ``-`` spelled ``_`` (a package name cannot hold ``-``: ``openai_agents`` is "openai-agents")."""
+"""Every adapter's harness: ``tests/adapters/<folder>/harness.py``, keyed by the adapter name
+(the folder name with ``_`` as ``-``: ``tests/adapters/openai_agents`` -> ``"openai-agents"``)."""
 
 
 def _framework_module(name: str) -> str:
-    package = importlib.import_module(HARNESS_MODULES[name].rpartition(".")[0])
+    package = importlib.import_module(HARNESS_MODULES[name].rsplit(".", 1)[0])
     return package.FRAMEWORK_MODULE  # type: ignore[no-any-return]
 
 
