@@ -120,26 +120,29 @@ MODEL_RESPONSE = _ModelResponseShape()
 class HookedModel(wrapt.ObjectProxy):  # type: ignore[misc]
     """The run's model, with the model points around each request."""
 
-    async def get_response(self, *args: Any, **kwargs: Any) -> Any:
+    def get_response(self, *args: Any, **kwargs: Any) -> Any:
         model = self.__wrapped__
         if not model_hooks_active() or outer_layer_dispatched_model():
-            return await model.get_response(*args, **kwargs)
-        call = _Call(args, kwargs)
-        ctx, conversation = _context(model, call, stream=False)
-
-        async def send(c: LLMCallHookContext) -> Any:
-            request_args, request_kwargs = _request(conversation, call, c)
-            return await model.get_response(*request_args, **request_kwargs)
-
-        if has_sync_wraps(WRAP):
-            return await in_worker(model_call, ctx, send, MODEL_RESPONSE)
-        return await amodel_call(ctx, send, MODEL_RESPONSE)
+            return model.get_response(*args, **kwargs)  # the model's own coroutine: no extra frame
+        return _hooked_response(model, _Call(args, kwargs))
 
     def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
         model = self.__wrapped__
         if not model_hooks_active() or outer_layer_dispatched_model():
             return model.stream_response(*args, **kwargs)  # type: ignore[no-any-return]
         return _hooked_stream(model, _Call(args, kwargs))
+
+
+async def _hooked_response(model: Any, call: _Call) -> Any:
+    ctx, conversation = _context(model, call, stream=False)
+
+    async def send(c: LLMCallHookContext) -> Any:
+        request_args, request_kwargs = _request(conversation, call, c)
+        return await model.get_response(*request_args, **request_kwargs)
+
+    if has_sync_wraps(WRAP):
+        return await in_worker(model_call, ctx, send, MODEL_RESPONSE)
+    return await amodel_call(ctx, send, MODEL_RESPONSE)
 
 
 # -- streamed requests -----------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from hookport.boundary import (
     open_execution,
 )
 from hookport.errors import HookAborted
+from hookport.points import InterceptionPoint
 from hookport.registry import has_hooks
 
 from hookport.adapters.openai_agents._state import (
@@ -50,6 +51,8 @@ from hookport.adapters.openai_agents._state import (
 
 Args = tuple[Any, ...]
 Kwargs = dict[str, Any]
+PRE_STEP = InterceptionPoint.PRE_STEP
+POST_STEP = InterceptionPoint.POST_STEP
 TURN = "turn"
 HANDOFF = "handoff"
 
@@ -250,12 +253,10 @@ def _bindings_agent(args: Args, kwargs: Kwargs) -> Any:
     return getattr(bindings, "public_agent", None)
 
 
-async def _turn(wrapped: Any, args: Args, kwargs: Kwargs) -> Any:
-    agent = _bindings_agent(args, kwargs)
-    scope = current_scope()
-    if scope is None:  # a turn outside a run we saw (the SDK called it some other way)
-        return await wrapped(*args, **kwargs)
-    scope.step_agent = agent
+_STEP_POINTS = (PRE_STEP, POST_STEP, TURN_START, TURN_END)
+
+
+async def _turn(wrapped: Any, args: Args, kwargs: Kwargs, scope: RunScope, agent: Any) -> Any:
     await _enter_turn(scope, agent, agent)
     name = agent_name(agent)
     await apre_step(FRAMEWORK, TURN, name, agent, **_fields(agent))
@@ -267,7 +268,16 @@ async def _turn(wrapped: Any, args: Args, kwargs: Kwargs) -> Any:
 
 def turn_step(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``run_single_turn`` / ``run_single_turn_streamed``."""
-    return _turn(wrapped, args, kwargs)
+    scope = current_scope()
+    if scope is None:  # a turn outside a run we saw (the SDK called it some other way)
+        return wrapped(*args, **kwargs)
+    agent = _bindings_agent(args, kwargs)
+    scope.step_agent = agent
+    if not any(has_hooks(point) for point in _STEP_POINTS):
+        if scope.turn_agent is not agent:
+            scope.take_turn(agent)
+        return wrapped(*args, **kwargs)  # the SDK's own coroutine: no extra frame
+    return _turn(wrapped, args, kwargs, scope, agent)
 
 
 async def _handoff(wrapped: Any, args: Args, kwargs: Kwargs) -> Any:
