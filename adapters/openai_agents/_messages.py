@@ -87,6 +87,13 @@ def _item_content(content: Any, role: str) -> Any:
     return out
 
 
+def _snapshot(message: dict[str, Any]) -> dict[str, Any]:
+    """A copy deep enough to tell later whether a hook edited `message` in place."""
+    if isinstance(message.get("content"), (str, type(None))) and "tool_calls" not in message:
+        return message.copy()
+    return copy.deepcopy(message)
+
+
 # -- items -> dicts -------------------------------------------------------------------------------
 
 
@@ -113,7 +120,7 @@ class Conversation:
         else:
             for item in items:
                 self._take(item)
-        self.before = [copy.deepcopy(d) for d in self.dicts]
+        self.before = [_snapshot(d) for d in self.dicts]
 
     def _add(self, message: dict[str, Any], item: Any) -> None:
         self._calls_open = False

@@ -22,6 +22,7 @@ hooks run before this site, its output guardrails and ``on_tool_end`` after.
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -105,7 +106,7 @@ async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
         agent_role=agent_name(agent),
         framework=FRAMEWORK,
     )
-    original = json.loads(json.dumps(ctx.tool_input, default=str))
+    original = copy.deepcopy(ctx.tool_input)
 
     async def run(c: ToolCallHookContext) -> Any:
         arguments = raw_arguments if c.tool_input == original else json.dumps(c.tool_input, default=str)
