@@ -11,8 +11,10 @@ The hooks are the ones in policies.py, unchanged:
 - a CrewAI-style ``@before_tool_call`` hook that refuses ``delete_file`` (``return False``);
 - a hookport ``@on(POST_MODEL_CALL)`` hook that redacts card numbers from the model's answers.
 
-The model asks for both tools at once; the SDK runs them concurrently, and
-only ``delete_file`` is refused.
+The model asks for both tools at once; the SDK runs them as concurrent tasks,
+and only ``delete_file`` is refused. (The tools are ``async def``, so they run on
+the event loop and the demo's lines come out in a stable order; the SDK runs a
+plain ``def`` tool in a worker thread.)
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ CALLS = [("read_file", {"path": "notes.txt"}), ("delete_file", {"path": "notes.t
 
 
 @function_tool
-def read_file(path: str) -> str:
+async def read_file(path: str) -> str:
     """Read a text file.
 
     Args:
@@ -54,7 +56,7 @@ def read_file(path: str) -> str:
 
 
 @function_tool
-def delete_file(path: str) -> str:
+async def delete_file(path: str) -> str:
     """Delete a file.
 
     Args:
