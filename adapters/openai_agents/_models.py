@@ -35,13 +35,14 @@ from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, 
     outer_layer_dispatched_model
 from hookport.contexts import LLMCallHookContext
 from hookport.dispatch import adispatch
+from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import has_hooks
 
 from hookport.adapters.openai_agents._bridge import has_sync_wraps, in_worker
 from hookport.adapters.openai_agents._messages import Conversation, output_text, replace_response_text, \
     with_output_text
-from hookport.adapters.openai_agents._state import FRAMEWORK, agent_name, current_scope
+from hookport.adapters.openai_agents._state import FRAMEWORK, agent_name, check_latch, current_scope, record
 
 PRE = InterceptionPoint.PRE_MODEL_CALL
 POST = InterceptionPoint.POST_MODEL_CALL
@@ -121,12 +122,14 @@ class HookedModel(wrapt.ObjectProxy):  # type: ignore[misc]
     """The run's model, with the model points around each request."""
 
     def get_response(self, *args: Any, **kwargs: Any) -> Any:
+        check_latch()
         model = self.__wrapped__
         if not model_hooks_active() or outer_layer_dispatched_model():
             return model.get_response(*args, **kwargs)  # the model's own coroutine: no extra frame
         return _hooked_response(model, _Call(args, kwargs))
 
     def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        check_latch()
         model = self.__wrapped__
         if not model_hooks_active() or outer_layer_dispatched_model():
             return model.stream_response(*args, **kwargs)  # type: ignore[no-any-return]
@@ -140,9 +143,13 @@ async def _hooked_response(model: Any, call: _Call) -> Any:
         request_args, request_kwargs = _request(conversation, call, c)
         return await model.get_response(*request_args, **request_kwargs)
 
-    if has_sync_wraps(WRAP):
-        return await in_worker(model_call, ctx, send, MODEL_RESPONSE)
-    return await amodel_call(ctx, send, MODEL_RESPONSE)
+    try:
+        if has_sync_wraps(WRAP):
+            return await in_worker(model_call, ctx, send, MODEL_RESPONSE)
+        return await amodel_call(ctx, send, MODEL_RESPONSE)
+    except HookAborted as error:
+        record(error)
+        raise
 
 
 # -- streamed requests -----------------------------------------------------------------------------
@@ -189,6 +196,15 @@ def _completed_event(text: str) -> Any:
 
 
 async def _hooked_stream(model: Any, call: _Call) -> AsyncIterator[Any]:
+    try:
+        async for event in _stream_events(model, call):
+            yield event
+    except HookAborted as error:
+        record(error)
+        raise
+
+
+async def _stream_events(model: Any, call: _Call) -> AsyncIterator[Any]:
     ctx, conversation = _context(model, call, stream=True)
 
     def open_stream(c: LLMCallHookContext) -> Any:

@@ -43,7 +43,9 @@ from hookport.adapters.openai_agents._state import (
     FRAMEWORK,
     RunScope,
     agent_name,
+    check_latch,
     current_scope,
+    record,
     reset,
     reset_scope,
     set_scope,
@@ -130,7 +132,7 @@ async def _enter_turn(scope: RunScope, agent: Any, payload: Any) -> None:
 
 async def _run(wrapped: Any, args: Args, kwargs: Kwargs) -> Any:
     agent = _argument(args, kwargs, 0, "starting_agent")
-    scope = RunScope()
+    scope = RunScope(current_scope())
     token = set_scope(scope)
     run = open_execution(FRAMEWORK, **_fields(agent))
     try:
@@ -149,6 +151,7 @@ async def _run(wrapped: Any, args: Args, kwargs: Kwargs) -> Any:
             inputs = await run.abegin(_argument(args, kwargs, 1, "input"))
             args, kwargs = _with_argument(args, kwargs, 1, "input", inputs)
             result = await wrapped(*args, **kwargs)
+            check_latch()  # an abort a tool's error handling turned into a tool output
             await _end_turn(scope, result)
             return _apply_output(result, await run.asucceed(result))
         except BaseException as error:
@@ -175,7 +178,7 @@ def run_entry(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
 def run_streamed_entry(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``AgentRunner.run_streamed``: START / INPUT now; the loop task ends the execution."""
     agent = _argument(args, kwargs, 0, "starting_agent")
-    scope_token = set_scope(RunScope())  # the loop task copies this context
+    scope_token = set_scope(RunScope(current_scope()))  # the loop task copies this context
     run = open_execution(FRAMEWORK, **_fields(agent))
     streamed_token = None
     try:
@@ -215,6 +218,8 @@ async def _stream_loop(wrapped: Any, args: Args, kwargs: Kwargs, run: Execution 
             await run.afail(error)
         raise
     stored = getattr(result, "_stored_exception", None)
+    if stored is None and scope is not None and scope.latch.error is not None:
+        stored = scope.latch.error  # an abort a tool's error handling turned into a tool output
     if stored is not None:
         stored = surfaced(stored)
         result._stored_exception = stored
@@ -257,6 +262,14 @@ _STEP_POINTS = (PRE_STEP, POST_STEP, TURN_START, TURN_END)
 
 
 async def _turn(wrapped: Any, args: Args, kwargs: Kwargs, scope: RunScope, agent: Any) -> Any:
+    try:
+        return await _hooked_turn(wrapped, args, kwargs, scope, agent)
+    except HookAborted as error:
+        record(error)
+        raise
+
+
+async def _hooked_turn(wrapped: Any, args: Args, kwargs: Kwargs, scope: RunScope, agent: Any) -> Any:
     await _enter_turn(scope, agent, agent)
     name = agent_name(agent)
     await apre_step(FRAMEWORK, TURN, name, agent, **_fields(agent))

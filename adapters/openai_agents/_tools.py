@@ -32,7 +32,7 @@ from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
 
 from hookport.adapters.openai_agents._bridge import has_sync_wraps, in_worker
-from hookport.adapters.openai_agents._state import FRAMEWORK, agent_name, current_agent
+from hookport.adapters.openai_agents._state import FRAMEWORK, agent_name, check_latch, current_agent, record
 
 Args = tuple[Any, ...]
 Kwargs = dict[str, Any]
@@ -112,13 +112,18 @@ async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
         arguments = raw_arguments if c.tool_input == original else json.dumps(c.tool_input, default=str)
         return await wrapped(**{**kwargs, "arguments": arguments})
 
-    if has_sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
-        return await in_worker(tool_call, ctx, run, INVOCATION)
-    return await atool_call(ctx, run, INVOCATION)
+    try:
+        if has_sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
+            return await in_worker(tool_call, ctx, run, INVOCATION)
+        return await atool_call(ctx, run, INVOCATION)
+    except HookAborted as error:
+        record(error)
+        raise
 
 
 def invoke_function_tool(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``_invoke_function_tool_with_metadata`` (keyword-only), in either module."""
+    check_latch()
     if args or not tool_hooks_active():
         return wrapped(*args, **kwargs)
     name = getattr(kwargs.get("function_tool"), "name", None)

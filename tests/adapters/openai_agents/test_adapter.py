@@ -200,6 +200,24 @@ def test_agent_as_tool_is_one_execution_with_its_model_calls_hooked() -> None:
     assert [m.agent_role for m in models] == ["outer", "inner", "outer"]
 
 
+def test_an_abort_inside_an_agent_used_as_a_tool_stops_the_outer_run() -> None:
+    ends = collect(P.EXECUTION_END)
+
+    @on(P.PRE_MODEL_CALL, agents=["inner"])
+    def stop(ctx):  # type: ignore[no-untyped-def]
+        raise HookAborted("inner agent may not run", source="policy")
+
+    outer_inputs: list[Any] = []
+    inner = build_agent("inner", [Turn.final("never")], [], [])
+    tool = inner.as_tool(tool_name="ask_inner", tool_description="Ask the inner agent.")
+    outer = build_agent("outer", [Turn.call("ask_inner", input="2+3?"), Turn.final("done")], outer_inputs, [],
+                        tools=[tool])
+    with pytest.raises(HookAborted, match="inner agent may not run"):
+        _run(outer)
+    assert len(outer_inputs) == 1, "the outer agent was asked again after the abort"
+    assert [e.status for e in ends] == ["failed"]
+
+
 def test_async_hooks_on_run_sync_are_awaited_on_the_run_loop() -> None:
     loops: list[Any] = []
 
