@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from time import perf_counter
 from typing import Any
 
@@ -197,8 +198,9 @@ def _completed_event(text: str) -> Any:
 
 async def _hooked_stream(model: Any, call: _Call) -> AsyncIterator[Any]:
     try:
-        async for event in _stream_events(model, call):
-            yield event
+        async with aclosing(_stream_events(model, call)) as events:
+            async for event in events:
+                yield event
     except HookAborted as error:
         record(error)
         raise

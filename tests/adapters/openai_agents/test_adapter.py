@@ -430,6 +430,17 @@ def test_wrap_hook_retries_a_streamed_request(kind: str) -> None:
     assert [c.response for c in posts] == ["streamed twice"]
 
 
+def test_wrap_hook_answers_a_streamed_request_from_a_cache() -> None:
+    inputs: list[Any] = []
+    on(W.WRAP_MODEL_CALL)(lambda ctx, call_next: "served from cache")
+
+    async def main() -> Any:
+        return await drain(Runner.run_streamed(build_agent("alpha", [Turn.final("never")], inputs, []), "go"))
+
+    assert asyncio.run(main()) == "served from cache"
+    assert inputs == [], "the model was asked anyway"
+
+
 def test_sync_wrap_hook_call_next_returns_after_the_tool_body_ran() -> None:
     order: list[str] = []
 
