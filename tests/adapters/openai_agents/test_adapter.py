@@ -464,3 +464,18 @@ def test_sync_wrap_hook_call_next_returns_after_the_tool_body_ran() -> None:
     _run(build_agent("alpha", [Turn.call("nap"), Turn.final("ok")], inputs, [], tools=[nap]))
     assert order == ["wrap: before", "tool body", "wrap: after"]
     assert any(i.get("output") == "rested" for i in inputs[1])
+
+
+def test_sync_wrap_hooks_around_many_parallel_plain_tools_do_not_starve_the_executor() -> None:
+    import threading
+
+    on(W.WRAP_TOOL_CALL)(lambda ctx, call_next: call_next(ctx))
+    runs: list[tuple[str, dict[str, Any]]] = []
+    calls = [ToolCall("add_numbers", {"a": i, "b": i}) for i in range(12)]
+    agent = build_agent("alpha", [Turn(tool_calls=calls), Turn.final("ok")], [], runs)
+    done: list[Any] = []
+    worker = threading.Thread(target=lambda: done.append(_run(agent).final_output), daemon=True)
+    worker.start()
+    worker.join(timeout=120)
+    assert done == ["ok"], "the run did not finish: the wrap hooks' threads starved the tools' executor"
+    assert len(runs) == 12
