@@ -60,6 +60,10 @@ class Target:
         return f"{self.module}:{self.path}"
 
 
+_TARGET_LISTS = ("patched", "pending", "skipped", "missing", "not_offered", "native")
+"""The report's lists, which its repr sums up in words rather than printing raw."""
+
+
 class InstallReport(BaseModel):
     """What `install()` did, target by target."""
 
@@ -78,6 +82,31 @@ class InstallReport(BaseModel):
     @property
     def ok(self) -> bool:
         return not self.missing
+
+    def __repr_args__(self) -> list[tuple[str | None, object]]:  # pydantic's repr, in words for the lists
+        plain = [(k, v) for k, v in super().__repr_args__() if k not in _TARGET_LISTS]
+        return [*plain, (None, self.summary())]
+
+    def summary(self) -> str:
+        """One line a newcomer reads right: pending targets are waiting, not failed."""
+        parts = [f"{len(self.patched)} patched"]
+        if self.pending:
+            parts.append(
+                f"{len(self.pending)} pending (waiting for the framework's import: they are patched "
+                "as soon as it is imported; nothing is wrong)"
+            )
+        if self.skipped:
+            parts.append(f"{len(self.skipped)} skipped (optional pieces not installed)")
+        if self.missing:
+            parts.append(f"{len(self.missing)} MISSING (the framework moved them: {', '.join(self.missing)})")
+        if self.native:
+            parts.append(f"{len(self.native)} points served by the framework's own hooks")
+        if self.not_offered:
+            parts.append(f"not offered: {', '.join(self.not_offered)}")
+        return "; ".join(parts)
+
+    def __str__(self) -> str:
+        return f"{self.adapter} on {self.distribution} {self.version}: {self.summary()}"
 
 
 class _Patch:
