@@ -49,6 +49,7 @@ BUILTIN: dict[str, str] = {
     "openai": "hookport.adapters.openai_sdk:OpenAIAdapter",
     "mcp": "hookport.adapters.mcp:MCPAdapter",
     "anthropic": "hookport.adapters.anthropic_sdk:AnthropicAdapter",
+    "openai-agents": "hookport.adapters.openai_agents:OpenAIAgentsAdapter",
 }
 ENTRY_POINT_GROUP = "hookport.adapters"
 

@@ -117,7 +117,7 @@ def discover(only: Optional[set[str]] = None) -> Iterator[FrameworkBench]:
     import benchmarks.frameworks as package
 
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if only and info.name not in only:
+        if only and info.name not in only and info.name.replace("_", "-") not in only:
             continue
         try:
             module = importlib.import_module(f"benchmarks.frameworks.{info.name}")

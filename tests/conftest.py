@@ -21,6 +21,7 @@ for _name, _value in {
     "DO_NOT_TRACK": "true",
     "ANONYMIZED_TELEMETRY": "false",
     "OPENAI_API_KEY": "sk-offline-dummy",
+    "OPENAI_AGENTS_DISABLE_TRACING": "1",
 }.items():
     os.environ.setdefault(_name, _value)
 

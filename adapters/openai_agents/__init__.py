@@ -1,0 +1,76 @@
+"""The OpenAI Agents SDK adapter (``openai-agents``, import ``agents``).
+
+    from hookport import adapters
+    adapters.install("openai-agents")
+
+Where each point fires:
+
+| point | Agents SDK call site |
+|---|---|
+| EXECUTION_START / INPUT / OUTPUT / EXECUTION_END | the outermost ``AgentRunner.run`` (``Runner.run``, and ``Runner.run_sync``, which runs it); ``AgentRunner.run_streamed`` (START / INPUT) + ``agents.run:start_streaming`` (OUTPUT / END when the stream's loop ends) |
+| PRE_STEP / POST_STEP ``kind="turn"`` | ``agents.run:run_single_turn``, ``run_loop:run_single_turn_streamed`` (one model request and its tools) |
+| PRE_STEP / POST_STEP ``kind="handoff"`` | ``turn_resolution:execute_handoffs``, named after the agent taking over |
+| AGENT_TURN_START / AGENT_TURN_END | around the consecutive turns of one agent (until a handoff or the end of the run) |
+| PRE_MODEL_CALL / POST_MODEL_CALL | ``get_response`` / ``stream_response`` of the model ``run_loop:get_model`` hands out (any `Model`) |
+| PRE_TOOL_CALL / POST_TOOL_CALL | ``_invoke_function_tool_with_metadata`` in ``run_internal.tool_execution`` (runs) and ``agents.tool`` (``invoke_function_tool``) |
+
+Call sites, not the SDK's own hooks. ``RunHooks`` / ``AgentHooks`` are
+observe-only (no way to change a model answer or refuse a tool),
+``RunConfig.call_model_input_filter`` is one per run and belongs to the user,
+and tool input guardrails exist only on tools that declare them. None of them
+can express proceed / mutate / replace / abort for every call, so hookport
+patches the call sites, and the SDK's hooks, guardrails and filters are left
+alone: they keep firing exactly as before, next to hookport's.
+
+Not covered: hosted tools (they run on OpenAI's servers), the local
+computer / shell / apply-patch tools (``run_internal.tool_actions``), and a
+direct call of a function tool's raw function or ``on_invoke_tool`` outside
+the SDK's tool path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from hookport.adapters._base import Adapter, Target
+from hookport.points import ExtensionPoint, InterceptionPoint
+
+from hookport.adapters.openai_agents import _models, _runs, _tools
+
+__all__ = ["OpenAIAgentsAdapter"]
+
+P = InterceptionPoint
+_BOUNDARY = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END)
+_STEPS = (P.PRE_STEP, P.POST_STEP, ExtensionPoint.AGENT_TURN_START, ExtensionPoint.AGENT_TURN_END)
+_MODEL = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL)
+_TOOL = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
+
+_RUN = "agents.run"
+_LOOP = "agents.run_internal.run_loop"
+_TOOL_EXECUTION = "agents.run_internal.tool_execution"
+_RESOLUTION = "agents.run_internal.turn_resolution"
+
+
+class OpenAIAgentsAdapter(Adapter):
+    name: ClassVar[str] = "openai-agents"
+    distribution: ClassVar[str] = "openai-agents"
+    extra: ClassVar[str] = "openai-agents"
+    supported: ClassVar[str] = ">=0.19,<0.25"
+    test_versions: ClassVar[tuple[str, ...]] = ("0.19.4", "0.21.1", "0.24.0")
+    not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset()
+
+    def targets(self) -> Sequence[Target]:
+        return (
+            Target(_RUN, "AgentRunner.run", _runs.run_entry, _BOUNDARY, "async"),
+            Target(_RUN, "AgentRunner.run_streamed", _runs.run_streamed_entry, _BOUNDARY, "stream"),
+            Target(_RUN, "start_streaming", _runs.start_streaming, _BOUNDARY, "async"),
+            Target(_RUN, "run_single_turn", _runs.turn_step, _STEPS, "async"),
+            Target(_LOOP, "run_single_turn_streamed", _runs.turn_step, _STEPS, "async"),
+            Target(_RESOLUTION, "execute_handoffs", _runs.handoff_step, (P.PRE_STEP, P.POST_STEP), "async"),
+            Target(_LOOP, "get_model", _models.get_model, _MODEL, "async"),
+            Target(_TOOL_EXECUTION, "_invoke_function_tool_with_metadata", _tools.invoke_function_tool, _TOOL,
+                   "async"),
+            Target("agents.tool", "_invoke_function_tool_with_metadata", _tools.invoke_function_tool, _TOOL,
+                   "async"),
+        )

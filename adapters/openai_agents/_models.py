@@ -1,0 +1,278 @@
+"""PRE_MODEL_CALL / POST_MODEL_CALL on every model request of a run, whatever the `Model`.
+
+Both turn functions of the SDK (``run_single_turn`` through ``get_new_response``,
+and ``run_single_turn_streamed``) get their model from
+``agents.run_internal.run_loop.get_model`` and then call ``get_response`` or
+``stream_response`` on it. Wrapping that one function and handing back a
+`HookedModel` (a ``wrapt.ObjectProxy``: it passes ``isinstance(m, Model)`` and
+forwards everything else) covers the Responses model, the Chat Completions
+model, LiteLLM and any custom `Model`, streamed or not, sync-run or async.
+
+- Hooks see ``instructions`` + ``input`` as OpenAI chat dicts (`_messages`);
+  what they leave is what this request carries. The SDK's own items are not
+  touched.
+- A POST string replaces the answer's text (`ModelResponse.output`'s message
+  items, copied).
+- Streamed: PRE before the first event; the events pass through as they
+  come; POST runs on the ``response.completed`` event, before it is passed on,
+  so a replaced text is in the final response (and the run's final output),
+  while the text deltas already streamed show the original. With wrap hooks
+  registered the stream is read to the end inside them, then replayed.
+- The SDK's own retries (``ModelSettings.retry``) call ``get_response`` again:
+  each real attempt is one PRE and one POST.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from time import perf_counter
+from typing import Any
+
+import wrapt
+
+from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active, \
+    outer_layer_dispatched_model
+from hookport.contexts import LLMCallHookContext
+from hookport.dispatch import adispatch
+from hookport.errors import HookAborted
+from hookport.points import ExtensionPoint, InterceptionPoint
+from hookport.registry import has_hooks
+
+from hookport.adapters.openai_agents._bridge import has_sync_wraps, in_worker
+from hookport.adapters.openai_agents._messages import Conversation, output_text, replace_response_text, \
+    with_output_text
+from hookport.adapters.openai_agents._state import FRAMEWORK, agent_name, check_latch, current_scope, record
+
+PRE = InterceptionPoint.PRE_MODEL_CALL
+POST = InterceptionPoint.POST_MODEL_CALL
+WRAP = ExtensionPoint.WRAP_MODEL_CALL
+Args = tuple[Any, ...]
+Kwargs = dict[str, Any]
+_NAMES = ("system_instructions", "input", "model_settings", "tools", "output_schema", "handoffs", "tracing")
+
+
+class _Call:
+    """The arguments of one ``get_response`` / ``stream_response`` call, positional or by name."""
+
+    __slots__ = ("args", "kwargs")
+
+    def __init__(self, args: Args, kwargs: Kwargs) -> None:
+        self.args = args
+        self.kwargs = kwargs
+
+    def get(self, index: int) -> Any:
+        return self.args[index] if len(self.args) > index else self.kwargs.get(_NAMES[index])
+
+    def with_input(self, instructions: str | None, items: Any) -> tuple[Args, Kwargs]:
+        args, kwargs = list(self.args), dict(self.kwargs)
+        for index, value in ((0, instructions), (1, items)):
+            if len(args) > index:
+                args[index] = value
+            else:
+                kwargs[_NAMES[index]] = value
+        return tuple(args), kwargs
+
+
+def _context(model: Any, call: _Call, stream: bool) -> tuple[LLMCallHookContext, Conversation]:
+    conversation = Conversation(call.get(0), call.get(1) or [])
+    scope = current_scope()
+    agent = scope.step_agent if scope is not None else None
+    iterations = 0
+    if scope is not None:
+        iterations = scope.model_calls
+        scope.model_calls += 1
+    name = getattr(model, "model", None)
+    ctx = LLMCallHookContext(
+        list(conversation.dicts),
+        llm=model,
+        iterations=iterations,
+        agent=agent,
+        agent_role=agent_name(agent),
+        framework=FRAMEWORK,
+        metadata={
+            "model": name if isinstance(name, str) else None,
+            "model_class": type(model).__name__,
+            "tools": [getattr(t, "name", None) for t in call.get(3) or ()],
+            "stream": stream,
+        },
+    )
+    return ctx, conversation
+
+
+def _request(conversation: Conversation, call: _Call, ctx: LLMCallHookContext) -> tuple[Args, Kwargs]:
+    edited = conversation.edited(ctx.messages)
+    if edited is None:
+        return call.args, call.kwargs
+    return call.with_input(*edited)
+
+
+class _ModelResponseShape(ResponseShape[Any]):
+    def text(self, result: Any) -> str | None:
+        return output_text(result.output) if result is not None else None
+
+    def replace(self, result: Any, text: str) -> Any:
+        return replace_response_text(result, text)
+
+
+MODEL_RESPONSE = _ModelResponseShape()
+
+
+class HookedModel(wrapt.ObjectProxy):  # type: ignore[misc]
+    """The run's model, with the model points around each request."""
+
+    def get_response(self, *args: Any, **kwargs: Any) -> Any:
+        check_latch()
+        model = self.__wrapped__
+        if not model_hooks_active() or outer_layer_dispatched_model():
+            return model.get_response(*args, **kwargs)  # the model's own coroutine: no extra frame
+        return _hooked_response(model, _Call(args, kwargs))
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        check_latch()
+        model = self.__wrapped__
+        if not model_hooks_active() or outer_layer_dispatched_model():
+            return model.stream_response(*args, **kwargs)  # type: ignore[no-any-return]
+        return _hooked_stream(model, _Call(args, kwargs))
+
+
+async def _hooked_response(model: Any, call: _Call) -> Any:
+    ctx, conversation = _context(model, call, stream=False)
+
+    async def send(c: LLMCallHookContext) -> Any:
+        request_args, request_kwargs = _request(conversation, call, c)
+        return await model.get_response(*request_args, **request_kwargs)
+
+    try:
+        if has_sync_wraps(WRAP):
+            return await in_worker(model_call, ctx, send, MODEL_RESPONSE)
+        return await amodel_call(ctx, send, MODEL_RESPONSE)
+    except HookAborted as error:
+        record(error)
+        raise
+
+
+# -- streamed requests -----------------------------------------------------------------------------
+
+
+def _completed(event: Any) -> bool:
+    return getattr(event, "type", None) == "response.completed" and getattr(event, "response", None) is not None
+
+
+class _StreamShape(ResponseShape[list[Any]]):
+    """A streamed answer as the list of its events (wrap hooks see the whole stream)."""
+
+    def text(self, result: list[Any]) -> str | None:
+        for event in reversed(result):
+            if _completed(event):
+                return output_text(event.response.output)
+        return None
+
+    def replace(self, result: list[Any] | None, text: str) -> list[Any]:
+        if result is None:
+            return [_completed_event(text)]
+        return [_with_text(event, text) if _completed(event) else event for event in result]
+
+
+STREAM = _StreamShape()
+
+
+def _with_text(event: Any, text: str) -> Any:
+    response = event.response.model_copy(update={"output": with_output_text(event.response.output, text)})
+    return event.model_copy(update={"response": response})
+
+
+def _completed_event(text: str) -> Any:
+    """A ``response.completed`` event carrying only `text` (a wrap hook answered without the model)."""
+    from openai.types.responses import Response, ResponseCompletedEvent
+
+    from hookport.adapters.openai_agents._messages import assistant_message
+
+    response = Response.model_construct(
+        id="resp_hookport", created_at=0, model="hookport", object="response", output=[assistant_message(text)],
+        tool_choice="none", tools=[], parallel_tool_calls=False, status="completed", usage=None,
+    )
+    return ResponseCompletedEvent.model_construct(type="response.completed", response=response, sequence_number=0)
+
+
+async def _hooked_stream(model: Any, call: _Call) -> AsyncIterator[Any]:
+    try:
+        async with aclosing(_stream_events(model, call)) as events:
+            async for event in events:
+                yield event
+    except HookAborted as error:
+        record(error)
+        raise
+
+
+async def _stream_events(model: Any, call: _Call) -> AsyncIterator[Any]:
+    ctx, conversation = _context(model, call, stream=True)
+
+    def open_stream(c: LLMCallHookContext) -> Any:
+        request_args, request_kwargs = _request(conversation, call, c)
+        return model.stream_response(*request_args, **request_kwargs)
+
+    if has_hooks(WRAP):
+        async def send(c: LLMCallHookContext) -> list[Any]:
+            return [event async for event in open_stream(c)]
+
+        if has_sync_wraps(WRAP):
+            events = await in_worker(model_call, ctx, send, STREAM)
+        else:
+            events = await amodel_call(ctx, send, STREAM)
+        for event in events:
+            yield event
+        return
+
+    # no wrap hooks: the events pass through as they come; POST runs on the completed event
+    await adispatch(PRE, ctx)
+    started = perf_counter()
+    stream = open_stream(ctx)
+    try:
+        while True:
+            with MODEL_LAYER.hold():
+                try:
+                    event = await stream.__anext__()
+                except StopAsyncIteration:
+                    break
+            if _completed(event):
+                event = await _after_stream(ctx, event, started)
+            yield event
+    finally:
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()
+
+
+async def _after_stream(ctx: LLMCallHookContext, event: Any, started: float) -> Any:
+    """POST_MODEL_CALL on the completed response; a replaced text goes out in that event."""
+    ctx.duration_ms = (perf_counter() - started) * 1000.0
+    ctx.response = output_text(event.response.output)
+    original = ctx.response
+    await adispatch(POST, ctx)
+    if ctx.response is not None and ctx.response != original:
+        return _with_text(event, ctx.response)
+    return event
+
+
+# -- the call site -------------------------------------------------------------------------------------
+
+_proxies: weakref.WeakValueDictionary[int, HookedModel] = weakref.WeakValueDictionary()
+"""id(model) -> its proxy, while the proxy lives (it keeps the model alive, so the id stays its own)."""
+
+
+def hooked(model: Any) -> Any:
+    """The one `HookedModel` of `model` (the SDK tracks the run's models by identity)."""
+    if isinstance(model, HookedModel) or model is None:
+        return model
+    proxy = _proxies.get(id(model))
+    if proxy is None or proxy.__wrapped__ is not model:
+        proxy = HookedModel(model)
+        _proxies[id(model)] = proxy
+    return proxy
+
+
+def get_model(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``run_loop.get_model``: the agent's model, behind a `HookedModel`."""
+    return hooked(wrapped(*args, **kwargs))

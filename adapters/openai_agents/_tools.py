@@ -1,0 +1,132 @@
+"""PRE_TOOL_CALL / POST_TOOL_CALL on every function tool the SDK runs.
+
+Every function tool call of a run (``@function_tool`` functions, MCP tools,
+which the SDK turns into function tools, agents used as tools) is invoked
+through ``_invoke_function_tool_with_metadata(function_tool=, context=,
+arguments=)``; the run's tool executor imports it by name into
+``agents.run_internal.tool_execution``, and ``agents.tool.invoke_function_tool``
+(the realtime session, direct calls) uses the one in ``agents.tool``. Both
+names are wrapped. The SDK's tool input guardrails and ``on_tool_start``
+hooks run before this site, its output guardrails and ``on_tool_end`` after.
+
+- ``ctx.tool_input`` is the parsed JSON arguments; an edit is dumped back
+  into the arguments string the tool gets.
+- A refusal follows the SDK's convention for a rejected tool call (a tool
+  input guardrail's ``reject_content``): the tool body never runs, the model
+  receives, as this call's output, ``Tool execution was not approved. Tool:
+  <name>. Reason: <reason>`` (marked as an SDK-generated error, so an output
+  schema does not reject it), and the run goes on. Parallel tool calls run
+  as concurrent tasks; each one is decided on its own.
+- A POST string replaces the output the model receives.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from hookport.calls import ToolShape, atool_call, outer_layer_dispatched_tool, tool_call, tool_hooks_active
+from hookport.contexts import ToolCallHookContext
+from hookport.errors import HookAborted
+from hookport.points import ExtensionPoint
+
+from hookport.adapters.openai_agents._bridge import has_sync_wraps, in_worker
+from hookport.adapters.openai_agents._state import FRAMEWORK, agent_name, check_latch, current_agent, record
+
+Args = tuple[Any, ...]
+Kwargs = dict[str, Any]
+
+
+def refusal_text(tool_name: str, reason: str) -> str:
+    """What the model receives for a refused call (the SDK's approval wording, with the reason)."""
+    return f"Tool execution was not approved. Tool: {tool_name}. Reason: {reason}"
+
+
+def _invocation_result(output: Any, sdk_error: bool) -> Any:
+    from agents.tool import _FunctionToolInvocationResult
+
+    return _FunctionToolInvocationResult(output, is_sdk_generated_error=sdk_error)
+
+
+def _as_text(output: Any) -> str | None:
+    if output is None or isinstance(output, str):
+        return output
+    dump = getattr(output, "model_dump_json", None)
+    if dump is not None:
+        return str(dump())
+    try:
+        return json.dumps(output, default=str)
+    except (TypeError, ValueError):
+        return str(output)
+
+
+class _InvocationShape(ToolShape[Any]):
+    """The SDK's ``_FunctionToolInvocationResult(output, is_sdk_generated_error)``."""
+
+    def text(self, result: Any) -> str | None:
+        return _as_text(getattr(result, "output", result))
+
+    def replace(self, result: Any, text: str) -> Any:
+        return _invocation_result(text, False)
+
+    def refusal_text(self, ctx: ToolCallHookContext, refusal: HookAborted) -> str:
+        return refusal_text(ctx.tool_name, refusal.reason)
+
+    def refuse(self, ctx: ToolCallHookContext, refusal: HookAborted) -> Any:
+        text = ctx.tool_result if isinstance(ctx.tool_result, str) else refusal_text(ctx.tool_name, refusal.reason)
+        return _invocation_result(text, True)
+
+
+INVOCATION = _InvocationShape()
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return dict(raw)
+    try:
+        parsed = json.loads(raw) if isinstance(raw, str) and raw.strip() else {}
+    except ValueError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
+    function_tool = kwargs.get("function_tool")
+    context = kwargs.get("context")
+    name = str(getattr(function_tool, "name", None) or getattr(context, "tool_name", "") or "")
+    raw_arguments = kwargs.get("arguments")
+    agent = getattr(context, "agent", None) or current_agent()
+    ctx = ToolCallHookContext(
+        name,
+        _arguments(raw_arguments),
+        function_tool,
+        tool_call_id=getattr(context, "tool_call_id", None),
+        agent=agent,
+        agent_role=agent_name(agent),
+        framework=FRAMEWORK,
+    )
+    original = copy.deepcopy(ctx.tool_input)
+
+    async def run(c: ToolCallHookContext) -> Any:
+        arguments = raw_arguments if c.tool_input == original else json.dumps(c.tool_input, default=str)
+        return await wrapped(**{**kwargs, "arguments": arguments})
+
+    try:
+        if has_sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
+            return await in_worker(tool_call, ctx, run, INVOCATION)
+        return await atool_call(ctx, run, INVOCATION)
+    except HookAborted as error:
+        record(error)
+        raise
+
+
+def invoke_function_tool(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``_invoke_function_tool_with_metadata`` (keyword-only), in either module."""
+    check_latch()
+    if args or not tool_hooks_active():
+        return wrapped(*args, **kwargs)
+    name = getattr(kwargs.get("function_tool"), "name", None)
+    if outer_layer_dispatched_tool(name):
+        return wrapped(*args, **kwargs)
+    return _hooked(wrapped, kwargs)

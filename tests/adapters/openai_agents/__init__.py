@@ -1,0 +1,3 @@
+"""Tests of the openai-agents adapter (the OpenAI Agents SDK)."""
+
+FRAMEWORK_MODULE = "agents"
