@@ -1,0 +1,113 @@
+"""The Pydantic AI adapter (``pydantic-ai-slim``, import ``pydantic_ai``).
+
+    from hookport import adapters
+    adapters.install("pydantic-ai")
+
+Where each point fires:
+
+| point | Pydantic AI call site |
+|---|---|
+| EXECUTION_START / INPUT / OUTPUT / EXECUTION_END | ``wrap_run`` of hookport's capability, for the outermost ``Agent.run`` / ``run_sync`` / ``run_stream`` / ``iter`` |
+| AGENT_TURN_START / AGENT_TURN_END ``kind="agent_turn"`` | ``wrap_run``, once per agent run (nested runs too), named by the agent's ``name`` |
+| PRE_STEP / POST_STEP ``kind="node"`` | ``UserPromptNode.run``, ``ModelRequestNode.run``, ``CallToolsNode.run`` (``pydantic_ai._agent_graph``) |
+| PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``request`` / ``request_stream`` of the model serving each request, wrapped in ``wrap_model_request`` |
+| PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ``wrap_tool_execute`` (function tools, toolsets, MCP; not output tools) |
+
+Native or patched, and why. Pydantic AI has its own hook system, capabilities
+(``pydantic_ai.capabilities.AbstractCapability``), with the same method set from
+1.107 to 2.68. It can express proceed, mutate, replace and abort for runs, model
+requests and tool executions, so those points join it: the only patch they need
+is on ``Agent.iter`` (every entry point goes through it), which adds one
+`HookportCapability` to the run's ``capabilities=`` -- agents built before
+``install()`` are covered, and nothing stays in an agent after ``uninstall()``.
+The model points go one level deeper than ``wrap_model_request`` itself: that
+hook may call its handler only once (2.x), and a wrap hook's retry must re-issue
+the real request, so it swaps in a ``WrapperModel`` around the serving model
+(``request_context.model`` is a documented, writable field).
+
+Steps are patched on the node classes instead of joining ``wrap_node_run``: in
+1.107 and 2.0 a bare ``async for node in agent_run`` does not fire
+``wrap_node_run`` and Pydantic AI warns on every such loop once any capability
+defines it, so joining would miss steps and add warnings to user code.
+
+A refused tool call returns ``The tool call was denied: <reason>`` as the tool's
+result (the model reads it as that call's tool return; the run goes on). It is
+never ``ModelRetry``, which would make the model call the refused tool again.
+Users' own capabilities, ``Hooks`` and ``event_stream_handler`` keep working.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from hookport.adapters._base import Adapter, InstallReport, Target
+from hookport.points import ExtensionPoint, InterceptionPoint
+
+from hookport.adapters.pydantic_ai._state import ACTIVE, buffered_streaming, set_stream_mode, stream_mode
+
+__all__ = ["PydanticAIAdapter", "buffered_streaming", "set_stream_mode", "stream_mode"]
+
+P = InterceptionPoint
+_GRAPH = "pydantic_ai._agent_graph"
+_STEPS = (P.PRE_STEP, P.POST_STEP)
+NATIVE_POINTS: tuple[Any, ...] = (
+    P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END,
+    ExtensionPoint.AGENT_TURN_START, ExtensionPoint.AGENT_TURN_END,
+    P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL,
+    P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL,
+)
+"""Served through hookport's capability (`_capability.HookportCapability`)."""
+
+
+def _add_capability(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``Agent.iter(...)``: the same call, with hookport's capability among the run's capabilities."""
+    if ACTIVE.on:
+        from hookport.adapters.pydantic_ai._capability import HookportCapability
+
+        kwargs["capabilities"] = [*(kwargs.get("capabilities") or ()), HookportCapability()]
+    return wrapped(*args, **kwargs)
+
+
+async def _node_step(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    from hookport.adapters.pydantic_ai._steps import node_step
+
+    return await node_step(wrapped, instance, args, kwargs)
+
+
+class PydanticAIAdapter(Adapter):
+    name: ClassVar[str] = "pydantic-ai"
+    distribution: ClassVar[str] = "pydantic-ai-slim"
+    extra: ClassVar[str] = "pydantic-ai"
+    supported: ClassVar[str] = ">=1.107,<3"
+    test_versions: ClassVar[tuple[str, ...]] = ("1.107.10", "2.0.0", "2.68.0")
+    not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset()
+
+    def targets(self) -> Sequence[Target]:
+        return (
+            Target("pydantic_ai.agent", "Agent.iter", _add_capability, NATIVE_POINTS, "async"),
+            Target(_GRAPH, "UserPromptNode.run", _node_step, _STEPS, "async"),
+            Target(_GRAPH, "ModelRequestNode.run", _node_step, _STEPS, "async"),
+            Target(_GRAPH, "CallToolsNode.run", _node_step, _STEPS, "async"),
+        )
+
+    def activate(self, report: InstallReport) -> None:
+        ACTIVE.on = True
+        report.native = sorted(p.value for p in NATIVE_POINTS)
+        super().activate(report)
+        _register_answers_when_imported()
+
+    def deactivate(self) -> None:
+        ACTIVE.on = False
+        super().deactivate()
+
+
+def _register_answers_when_imported() -> None:
+    import wrapt
+
+    def register(_module: Any) -> None:
+        from hookport.adapters.pydantic_ai._runs import register_answers
+
+        register_answers()
+
+    wrapt.register_post_import_hook(register, "pydantic_ai.run")
