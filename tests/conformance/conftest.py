@@ -20,15 +20,16 @@ from tests.conformance.harness import Harness
 _ADAPTER_TESTS = Path(__file__).resolve().parents[1] / "adapters"
 
 HARNESS_MODULES = {
-    folder.name: f"tests.adapters.{folder.name}.harness"
+    folder.name.replace("_", "-"): f"tests.adapters.{folder.name}.harness"
     for folder in sorted(_ADAPTER_TESTS.iterdir())
     if (folder / "harness.py").is_file()
 }
-"""Every adapter's harness: ``tests/adapters/<name>/harness.py`` (the folder is the adapter name)."""
+"""Every adapter's harness: ``tests/adapters/<name>/harness.py``. The folder is the adapter name,
+spelled as a Python package (``pydantic_ai`` for the adapter ``pydantic-ai``)."""
 
 
 def _framework_module(name: str) -> str:
-    package = importlib.import_module(f"tests.adapters.{name}")
+    package = importlib.import_module(HARNESS_MODULES[name].removesuffix(".harness"))
     return package.FRAMEWORK_MODULE  # type: ignore[no-any-return]
 
 
