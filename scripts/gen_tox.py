@@ -176,7 +176,7 @@ class FrameworkEnv:
         deps = list(self.pins) + ([WRAPT1] if self.wrapt1 else [])
         exact = " ".join(p for p in self.pins if "==" in p)
         what = f"{self.distribution} {self.version}" + (" on wrapt 1.x" if self.wrapt1 else "")
-        own_tests = f"tests/adapters/{self.framework}"
+        own_tests = f"tests/adapters/{test_folder(self.framework)}"
         suites = " ".join(
             ["tests/conformance", *([own_tests] if (ROOT / own_tests).is_dir() else []), "tests/core/test_doctor.py"]
         )
@@ -199,6 +199,11 @@ class FrameworkEnv:
                 ),
             ]
         )
+
+
+def test_folder(framework: str) -> str:
+    """The adapter's test folder: its name spelled as a Python package (``pydantic-ai`` -> ``pydantic_ai``)."""
+    return framework.replace("-", "_")
 
 
 def pin_name(pin: str) -> str:
@@ -232,8 +237,8 @@ def plan_envs(
         if not kept:
             note(f"{decl.framework}: every declared version is inside the cooldown, no envs")
             continue
-        if not (ROOT / "tests" / "adapters" / decl.framework / "harness.py").is_file():
-            note(f"{decl.framework}: tests/adapters/{decl.framework}/harness.py is missing; its envs will fail")
+        if not (ROOT / "tests" / "adapters" / test_folder(decl.framework) / "harness.py").is_file():
+            note(f"{decl.framework}: tests/adapters/{test_folder(decl.framework)}/harness.py is missing; its envs will fail")
         installable = [v for v, pins in kept if resolver is None or resolver.check(f"{decl.framework} {v}", pins)]
         ci_version = installable[-1] if installable else None
         if ci_version != kept[-1][0]:
