@@ -44,6 +44,8 @@ def with_text(response: ModelResponse | None, text: str) -> ModelResponse:
     if response is None:
         return ModelResponse(parts=[TextPart(content=text)])
     others = [part for part in response.parts if not isinstance(part, TextPart)]
+    if not text and len(others) == len(response.parts):
+        return response  # "" for an answer that only calls tools: nothing to replace
     return dataclasses.replace(response, parts=[TextPart(content=text), *others])
 
 
