@@ -16,10 +16,15 @@ Where each point fires:
 Native or patched, and why. Pydantic AI has its own hook system, capabilities
 (``pydantic_ai.capabilities.AbstractCapability``), with the same method set from
 1.107 to 2.68. It can express proceed, mutate, replace and abort for runs, model
-requests and tool executions, so those points join it: the only patch they need
-is on ``Agent.iter`` (every entry point goes through it), which adds one
-`HookportCapability` to the run's ``capabilities=`` -- agents built before
-``install()`` are covered, and nothing stays in an agent after ``uninstall()``.
+requests and tool executions, so those points join it. Every agent built while
+the adapter is installed gets one `HookportCapability` next to the capabilities
+Pydantic AI injects itself (``pydantic_ai.agent._inject_auto_capabilities``,
+called by ``Agent.__init__`` and ``Agent.override``); an agent built before
+``install()`` gets one per run through ``Agent.iter(capabilities=...)`` (every
+entry point goes through ``iter``). Per agent, because Pydantic AI resolves a
+run's extra capabilities on every run (an empty one costs ~25% of a short run,
+one held by the agent ~0%). After ``uninstall()`` the agents that hold one let
+everything through.
 The model points go one level deeper than ``wrap_model_request`` itself: that
 hook may call its handler only once (2.x), and a wrap hook's retry must re-issue
 the real request, so it swaps in a ``WrapperModel`` around the serving model
@@ -43,6 +48,7 @@ from typing import Any, ClassVar
 
 from hookport.adapters._base import Adapter, InstallReport, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
+from hookport.registry import has_hooks
 
 from hookport.adapters.pydantic_ai._state import ACTIVE, buffered_streaming, set_stream_mode, stream_mode
 
@@ -60,12 +66,26 @@ NATIVE_POINTS: tuple[Any, ...] = (
 """Served through hookport's capability (`_capability.HookportCapability`)."""
 
 
-def _add_capability(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``Agent.iter(...)``: the same call, with hookport's capability among the run's capabilities."""
-    if ACTIVE.on:
-        from hookport.adapters.pydantic_ai._capability import HookportCapability
+def _inject(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``_inject_auto_capabilities(capabilities)`` (``Agent.__init__``, ``Agent.override``): ours joins them."""
+    result = wrapped(*args, **kwargs)
+    capabilities = args[0] if args else kwargs.get("capabilities")
+    if ACTIVE.on and isinstance(capabilities, list):
+        from hookport.adapters.pydantic_ai._capability import HookportCapability, holds
 
-        kwargs["capabilities"] = [*(kwargs.get("capabilities") or ()), HookportCapability()]
+        if not holds(capabilities):
+            capabilities.append(HookportCapability())
+    return result
+
+
+def _add_capability(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``Agent.iter(...)`` of an agent built before install: hookport's capability for this run,
+    when a hook is registered for one of its points (a run's extra capability is not free)."""
+    if ACTIVE.on and any(has_hooks(point) for point in NATIVE_POINTS):
+        from hookport.adapters.pydantic_ai._capability import HookportCapability, holds
+
+        if not holds(getattr(getattr(instance, "_root_capability", None), "capabilities", None) or ()):
+            kwargs["capabilities"] = [*(kwargs.get("capabilities") or ()), HookportCapability()]
     return wrapped(*args, **kwargs)
 
 
@@ -85,6 +105,7 @@ class PydanticAIAdapter(Adapter):
 
     def targets(self) -> Sequence[Target]:
         return (
+            Target("pydantic_ai.agent", "_inject_auto_capabilities", _inject, NATIVE_POINTS, "sync"),
             Target("pydantic_ai.agent", "Agent.iter", _add_capability, NATIVE_POINTS, "async"),
             Target(_GRAPH, "UserPromptNode.run", _node_step, _STEPS, "async"),
             Target(_GRAPH, "ModelRequestNode.run", _node_step, _STEPS, "async"),

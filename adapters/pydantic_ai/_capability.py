@@ -1,8 +1,11 @@
 """`HookportCapability`: hookport joined to Pydantic AI's own capability hooks.
 
-The adapter hands one to every run (``Agent.iter(capabilities=[...])``; ``run``,
-``run_sync`` and ``run_stream`` all go through ``iter``), next to the agent's own
-capabilities, which keep working as before.
+Every agent built while the adapter is installed holds one (it joins the capabilities
+Pydantic AI injects itself, ``_inject_auto_capabilities``); a run of an agent built
+before gets one through ``Agent.iter(capabilities=[...])`` (``run``, ``run_sync`` and
+``run_stream`` all go through ``iter``). The agent's own capabilities keep working as
+before. It keeps no state: one instance serves every run of its agent, concurrent ones
+too, and once the adapter is uninstalled it lets everything through.
 
 - ``wrap_run``: EXECUTION_START / INPUT ... OUTPUT / EXECUTION_END for the outermost
   run, and AGENT_TURN_START / AGENT_TURN_END around every agent run (nested ones too);
@@ -31,23 +34,20 @@ from hookport.adapters.pydantic_ai._tools import hooked_tool_call
 
 @dataclass
 class HookportCapability(AbstractCapability[Any]):
-    """hookport's points for one agent run (a fresh instance per run)."""
-
-    def __post_init__(self) -> None:
-        self.fields: dict[str, Any] = {}
+    """hookport's points for the runs of one agent."""
 
     # -- run -----------------------------------------------------------------------------------
 
     async def wrap_run(self, ctx: Any, *, handler: Any) -> Any:
-        self.fields = agent_fields(getattr(ctx, "agent", None))
-        enter_agent(self.fields)
         if not ACTIVE.on or hooks_off.get():
             return await handler()
-        return await _runs.execution(self.fields, getattr(ctx, "prompt", None), lambda: self._turn(handler))
+        fields = agent_fields(ctx.agent)
+        enter_agent(fields)
+        return await _runs.execution(fields, ctx.prompt, lambda: self._turn(fields, handler))
 
-    async def _turn(self, handler: Any) -> Any:
-        name = self.fields.get("agent_role")
-        fields = {k: v for k, v in self.fields.items() if k != "framework"}
+    async def _turn(self, agent: dict[str, Any], handler: Any) -> Any:
+        name = agent.get("agent_role")
+        fields = {k: v for k, v in agent.items() if k != "framework"}
         prompt = _runs.current_prompt()
         await boundary.apre_step(FRAMEWORK, boundary.AGENT_TURN, name, prompt, point=boundary.TURN_START, **fields)
         started = time.perf_counter()
@@ -59,7 +59,7 @@ class HookportCapability(AbstractCapability[Any]):
 
     async def wrap_model_request(self, ctx: Any, *, request_context: Any, handler: Any) -> Any:
         if ACTIVE.on and model_hooks_active() and not isinstance(request_context.model, HookedModel):
-            request_context.model = HookedModel(request_context.model, self.fields or agent_fields(ctx.agent))
+            request_context.model = HookedModel(request_context.model, agent_fields(ctx.agent))
         return await handler(request_context)
 
     # -- tools -----------------------------------------------------------------------------------
@@ -67,4 +67,9 @@ class HookportCapability(AbstractCapability[Any]):
     async def wrap_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any, args: Any, handler: Any) -> Any:
         if not ACTIVE.on:
             return await handler(args)
-        return await hooked_tool_call(self.fields or agent_fields(ctx.agent), call, args, handler)
+        return await hooked_tool_call(agent_fields(ctx.agent), call, args, handler)
+
+
+def holds(capabilities: Any) -> bool:
+    """Whether a list of capabilities already has hookport's."""
+    return any(type(capability) is HookportCapability for capability in capabilities)
