@@ -15,7 +15,6 @@ beside the history); they are under ``ctx.metadata["instructions"]``.
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any
 
 from pydantic_ai.messages import (
@@ -97,7 +96,7 @@ def _part_dict(part: Any) -> Dict | None:
 class Conversation:
     """One request's history as dicts, and the way back."""
 
-    __slots__ = ("messages", "dicts", "origins", "keys", "carried")
+    __slots__ = ("messages", "dicts", "origins", "before", "carried")
 
     def __init__(self, messages: list[ModelMessage]) -> None:
         self.messages = messages
@@ -117,7 +116,7 @@ class Conversation:
                     continue
                 self.dicts.append(as_dict)
                 self.origins.append((message, part))
-        self.keys = [_key(d) for d in self.dicts]
+        self.before = [_copied(d) for d in self.dicts]
         """Each dict as it was built (`dicts` is the list hooks edit in place)."""
 
     def instructions(self) -> str | None:
@@ -128,10 +127,9 @@ class Conversation:
 
     def rebuilt(self, edited: list[Dict]) -> list[ModelMessage]:
         """The history for `edited` (the hooks' list): the original list when nothing changed."""
-        edited_keys = [_key(d) for d in edited]
-        if edited_keys == self.keys:
+        if edited == self.before:
             return self.messages
-        before = self.keys
+        before = self.before
         unused = list(range(len(before)))
         out: list[ModelMessage] = []
         pending: list[Any] = []
@@ -146,8 +144,8 @@ class Conversation:
             pending.clear()
             bases.clear()
 
-        for message, key in zip(edited, edited_keys):
-            found = next((i for i in unused if before[i] == key), None)
+        for message in edited:
+            found = next((i for i in unused if before[i] == message), None)
             if found is not None:
                 unused.remove(found)
             origin = self.origins[found] if found is not None else None
@@ -188,8 +186,13 @@ class Conversation:
         return None
 
 
-def _key(message: Any) -> str:
-    return json.dumps(message, sort_keys=True, default=str)
+def _copied(value: Any) -> Any:
+    """A copy of a message dict deep enough that in-place edits of the original do not reach it."""
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
+    return value
 
 
 def _new_response(message: Dict) -> ModelResponse:
