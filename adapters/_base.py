@@ -60,6 +60,10 @@ class Target:
         return f"{self.module}:{self.path}"
 
 
+_TARGET_LISTS = ("patched", "pending", "skipped", "missing", "not_offered", "native")
+"""The report's lists, which its repr sums up in words rather than printing raw."""
+
+
 class InstallReport(BaseModel):
     """What `install()` did, target by target."""
 
@@ -78,6 +82,31 @@ class InstallReport(BaseModel):
     @property
     def ok(self) -> bool:
         return not self.missing
+
+    def __repr_args__(self) -> list[tuple[str | None, object]]:  # pydantic's repr, in words for the lists
+        plain = [(k, v) for k, v in super().__repr_args__() if k not in _TARGET_LISTS]
+        return [*plain, (None, self.summary())]
+
+    def summary(self) -> str:
+        """One line a newcomer reads right: pending targets are waiting, not failed."""
+        parts = [f"{len(self.patched)} patched"]
+        if self.pending:
+            parts.append(
+                f"{len(self.pending)} pending (waiting for the framework's import: they are patched "
+                "as soon as it is imported; nothing is wrong)"
+            )
+        if self.skipped:
+            parts.append(f"{len(self.skipped)} skipped (optional pieces not installed)")
+        if self.missing:
+            parts.append(f"{len(self.missing)} MISSING (the framework moved them: {', '.join(self.missing)})")
+        if self.native:
+            parts.append(f"{len(self.native)} points served by the framework's own hooks")
+        if self.not_offered:
+            parts.append(f"not offered: {', '.join(self.not_offered)}")
+        return "; ".join(parts)
+
+    def __str__(self) -> str:
+        return f"{self.adapter} on {self.distribution} {self.version}: {self.summary()}"
 
 
 class _Patch:
@@ -111,6 +140,8 @@ class Adapter:
         self._generation = 0
         self._active = False
         self.report: InstallReport | None = None
+        self._awaiting: dict[str, list[Callable[[Any], None]]] = {}
+        self._import_hooks: set[str] = set()
 
     # -- declaration -----------------------------------------------------------
 
@@ -174,8 +205,33 @@ class Adapter:
                 return False
             self._generation += 1
             self._active = False
+            self._awaiting.clear()
             self.deactivate()
             return True
+
+    def when_imported(self, module_name: str, callback: Callable[[Any], None]) -> None:
+        """Call `callback(module)` when `module_name` is imported (now, if it already is).
+
+        At most one wrapt post-import hook is registered per module for the
+        adapter's lifetime: callbacks wait in `_awaiting` until the import, and
+        uninstall drops them, so install/uninstall cycles leave nothing behind.
+        """
+        if module_name in sys.modules:
+            callback(sys.modules[module_name])
+            return
+        with self._lock:
+            self._awaiting.setdefault(module_name, []).append(callback)
+            if module_name in self._import_hooks:
+                return
+            self._import_hooks.add(module_name)
+        wrapt.register_post_import_hook(lambda module, name=module_name: self._imported(name, module), module_name)
+
+    def _imported(self, module_name: str, module: Any) -> None:
+        with self._lock:
+            self._import_hooks.discard(module_name)  # wrapt fires a hook once
+            callbacks = self._awaiting.pop(module_name, [])
+        for callback in callbacks:
+            callback(module)
 
     def dry_run(self) -> InstallReport:
         """Resolve every target without patching anything (for `hookport doctor`)."""
@@ -226,9 +282,9 @@ class Adapter:
                 self._patch_module(sys.modules[module_name], targets, generation, raise_missing=True)
             else:
                 report.pending.extend(t.name for t in targets)
-                wrapt.register_post_import_hook(
-                    lambda module, ts=targets, g=generation: self._patch_module(module, ts, g, raise_missing=False),
+                self.when_imported(
                     module_name,
+                    lambda module, ts=targets, g=generation: self._patch_module(module, ts, g, raise_missing=False),
                 )
 
     def _patch_module(self, module: Any, targets: list[Target], generation: int, raise_missing: bool) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 
 class AdapterError(Exception):
     """Base class of every adapter installation error."""
@@ -9,8 +11,11 @@ class AdapterError(Exception):
 
 class UnknownAdapterError(AdapterError, ValueError):
     def __init__(self, name: str, known: list[str]) -> None:
-        super().__init__(f"no hookport adapter named {name!r}; known adapters: {', '.join(sorted(known))}")
+        close = difflib.get_close_matches(name.lower(), sorted(known), n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        super().__init__(f"no hookport adapter named {name!r}; {hint}known adapters: {', '.join(sorted(known))}")
         self.name = name
+        self.suggestion = close[0] if close else None
 
 
 class FrameworkNotInstalledError(AdapterError, ImportError):

@@ -15,6 +15,9 @@ model, tool, step and execution call sites of each framework.
 
 from __future__ import annotations
 
+import os
+from typing import TYPE_CHECKING, Any
+
 from hookport import events
 from hookport.boundary import execution
 from hookport.config import configure
@@ -46,7 +49,11 @@ from hookport.registry import (
     unregister_hook,
 )
 
+if TYPE_CHECKING:
+    from hookport.policy import Policy, PolicyError
+
 __version__ = "0.1.0"
+"""The one place the version lives: pyproject.toml reads it from here (``dynamic = ["version"]``)."""
 
 __all__ = [
     "EXECUTION_BOUNDARY_POINTS",
@@ -61,6 +68,8 @@ __all__ = [
     "LLMCallBlockedError",
     "LLMCallHookContext",
     "OutputContext",
+    "Policy",
+    "PolicyError",
     "StepContext",
     "ToolCallBlocked",
     "ToolCallHookContext",
@@ -79,6 +88,7 @@ __all__ = [
     "get_scoped_hooks",
     "has_hooks",
     "is_strict",
+    "load_policy",
     "on",
     "register_hook",
     "register_scoped",
@@ -89,3 +99,24 @@ __all__ = [
     "unregister_hook",
     "unsubscribe",
 ]
+
+
+def load_policy(path: str | os.PathLike[str], *, register: bool = True) -> Policy:
+    """Read, validate and compile a TOML policy file and register its hooks (see `hookport.policy`)."""
+    from hookport.policy import load_policy as load
+
+    return load(path, register=register)
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("Policy", "PolicyError"):  # the policy module (pydantic models, tomllib) loads on first use
+        from hookport import policy
+
+        return getattr(policy, name)
+    raise AttributeError(f"module 'hookport' has no attribute {name!r}")
+
+
+if os.environ.get("HOOKPORT_OTEL", "").strip().lower() in ("1", "true", "yes", "on"):
+    from hookport import otel as _otel
+
+    _otel.instrument_from_environment()

@@ -44,7 +44,7 @@ class Execution:
     `begin(inputs)`, and `succeed(output)` or `fail(error)`, and `close()`.
     """
 
-    __slots__ = ("framework", "fields", "started", "ended", "_token", "_clock")
+    __slots__ = ("framework", "fields", "started", "ended", "_token", "_clock", "__weakref__")
 
     def __init__(self, framework: str, fields: dict[str, Any]) -> None:
         self.framework = framework

@@ -102,7 +102,7 @@ def model_call(ctx: LLMCallHookContext, send: Callable[[LLMCallHookContext], R],
     started = perf_counter()
     with MODEL_LAYER.hold():
         if has_hooks(ExtensionPoint.WRAP_MODEL_CALL):
-            result = shape.coerce(run_wrapped(ExtensionPoint.WRAP_MODEL_CALL, ctx, send), ctx)
+            result = shape.coerce(run_wrapped(ExtensionPoint.WRAP_MODEL_CALL, ctx, _noting(send, shape)), ctx)
         else:
             result = send(ctx)
     _answered(ctx, result, shape, started)
@@ -120,12 +120,34 @@ async def amodel_call(
     started = perf_counter()
     with MODEL_LAYER.hold():
         if has_hooks(ExtensionPoint.WRAP_MODEL_CALL):
-            result = shape.coerce(await arun_wrapped(ExtensionPoint.WRAP_MODEL_CALL, ctx, send), ctx)
+            result = shape.coerce(await arun_wrapped(ExtensionPoint.WRAP_MODEL_CALL, ctx, _anoting(send, shape)), ctx)
         else:
             result = await send(ctx)
     _answered(ctx, result, shape, started)
     await adispatch(P.POST_MODEL_CALL, ctx)
     return _after_model(ctx, result, shape)
+
+
+def _noting(send: Callable[[LLMCallHookContext], R], shape: ResponseShape[R]) -> Callable[[LLMCallHookContext], R]:
+    """`send`, recording each real answer's text as `ctx.response` for the wrap hooks around it."""
+
+    def sent(ctx: LLMCallHookContext) -> R:
+        result = send(ctx)
+        ctx.response = shape.text(result)
+        return result
+
+    return sent
+
+
+def _anoting(
+    send: Callable[[LLMCallHookContext], Awaitable[R]], shape: ResponseShape[R]
+) -> Callable[[LLMCallHookContext], Awaitable[R]]:
+    async def sent(ctx: LLMCallHookContext) -> R:
+        result = await send(ctx)
+        ctx.response = shape.text(result)
+        return result
+
+    return sent
 
 
 def _answered(ctx: LLMCallHookContext, result: Any, shape: ResponseShape[Any], started: float) -> None:
@@ -157,7 +179,7 @@ def tool_call(ctx: ToolCallHookContext, run: Callable[[ToolCallHookContext], R],
     started = perf_counter()
     with TOOL_LAYER.hold(ctx.tool_name):
         if has_hooks(ExtensionPoint.WRAP_TOOL_CALL):
-            result = shape.coerce(run_wrapped(ExtensionPoint.WRAP_TOOL_CALL, ctx, run), ctx)
+            result = shape.coerce(run_wrapped(ExtensionPoint.WRAP_TOOL_CALL, ctx, _ran_tool(run, shape)), ctx)
         else:
             result = run(ctx)
     _ran(ctx, result, shape, started)
@@ -180,12 +202,34 @@ async def atool_call(
     started = perf_counter()
     with TOOL_LAYER.hold(ctx.tool_name):
         if has_hooks(ExtensionPoint.WRAP_TOOL_CALL):
-            result = shape.coerce(await arun_wrapped(ExtensionPoint.WRAP_TOOL_CALL, ctx, run), ctx)
+            result = shape.coerce(await arun_wrapped(ExtensionPoint.WRAP_TOOL_CALL, ctx, _aran_tool(run, shape)), ctx)
         else:
             result = await run(ctx)
     _ran(ctx, result, shape, started)
     await adispatch(P.POST_TOOL_CALL, ctx)
     return _after_tool(ctx, result, shape)
+
+
+def _ran_tool(run: Callable[[ToolCallHookContext], R], shape: ToolShape[R]) -> Callable[[ToolCallHookContext], R]:
+    """`run`, recording each real result's text as `ctx.tool_result` for the wrap hooks around it."""
+
+    def ran(ctx: ToolCallHookContext) -> R:
+        result = run(ctx)
+        ctx.tool_result = shape.text(result)
+        return result
+
+    return ran
+
+
+def _aran_tool(
+    run: Callable[[ToolCallHookContext], Awaitable[R]], shape: ToolShape[R]
+) -> Callable[[ToolCallHookContext], Awaitable[R]]:
+    async def ran(ctx: ToolCallHookContext) -> R:
+        result = await run(ctx)
+        ctx.tool_result = shape.text(result)
+        return result
+
+    return ran
 
 
 def _refused(ctx: ToolCallHookContext, shape: ToolShape[Any], refusal: HookAborted) -> None:

@@ -24,7 +24,7 @@ from hookport._loop_thread import HookTimeout, run_coroutine
 from hookport.config import settings
 from hookport.errors import HookAborted, LLMCallBlockedError, ToolCallBlocked, source_name
 from hookport.hooks import HookEntry, HookFn, original_of
-from hookport.points import InterceptionPoint, Point, resolve_point
+from hookport.points import ALIASES, InterceptionPoint, Point, resolve_point
 from hookport.reentry import hooks_off
 from hookport import registry
 from hookport.registry import chains, hooks_for
@@ -93,6 +93,10 @@ REDUCERS: dict[Point, Reducer] = {
     InterceptionPoint.PRE_TOOL_CALL: _before_tool,
     InterceptionPoint.POST_TOOL_CALL: _after_tool,
 }
+REDUCER_BY_ALIAS: dict[object, Reducer] = {
+    alias: REDUCERS[point] for alias, point in ALIASES.items() if point in REDUCERS
+}
+"""`REDUCERS` under every spelling of each point: one lookup, no resolving."""
 
 
 # -- dispatch ---------------------------------------------------------------------
@@ -108,17 +112,11 @@ def dispatch(point: Point | str, ctx: C) -> C:
         hooks = chains[point]
     except (KeyError, TypeError):
         hooks = hooks_for(point)  # an unknown name raises its clear error here
-    if not hooks:
-        if not registry._open_scopes:
-            return ctx
+    if registry._open_scopes:
         hooks = hooks_for(point)
-        if not hooks:
-            return ctx
-    elif registry._open_scopes:
-        hooks = hooks_for(point)
-    if hooks_off.get():
+    if not hooks or hooks_off.get():
         return ctx
-    return run_hooks(resolve_point(point), ctx, hooks)
+    return run_hooks(point, ctx, hooks)  # type: ignore[arg-type]
 
 
 class _Ready:
@@ -138,62 +136,65 @@ def adispatch(point: Point | str, ctx: C) -> Any:
     """`dispatch` for async call sites: ``ctx = await adispatch(point, ctx)``.
 
     Async hooks are awaited on the running loop (so it keeps serving other
-    tasks while they wait); sync hooks run in place, in order with them.
+    tasks while they wait); sync hooks run in place, in order with them. With
+    no hook on the point it costs one lookup and creates no coroutine.
     """
     try:
         hooks = chains[point]
     except (KeyError, TypeError):
         hooks = hooks_for(point)
-    if not hooks:
-        if not registry._open_scopes:
-            return _Ready(ctx)
+    if registry._open_scopes:
         hooks = hooks_for(point)
-        if not hooks:
-            return _Ready(ctx)
-    elif registry._open_scopes:
-        hooks = hooks_for(point)
-    if hooks_off.get():
+    if not hooks or hooks_off.get():
         return _Ready(ctx)
-    return arun_hooks(resolve_point(point), ctx, hooks)
+    return arun_hooks(point, ctx, hooks)  # type: ignore[arg-type]
 
 
 def run_hooks(point: Point, ctx: C, hooks: tuple[HookFn, ...]) -> C:
     """Run an already resolved chain from sync code (adapters that snapshot a chain use this)."""
-    reducer = REDUCERS.get(point, _replace_payload)
-    timed = bool(events.subscribers)
-    started = perf_counter() if timed else 0.0
+    reducer = REDUCER_BY_ALIAS.get(point, _replace_payload)
+    if events.subscribers:
+        timed, started = True, perf_counter()
+    else:
+        timed, started = False, 0.0
+    entries_only = settings.timeout is not None  # a process-wide timeout: every hook is an entry
     failures: Optional[_Failures] = None
     modified = False
     token = hooks_off.set(True)
     try:
         for hook in hooks:
             try:
-                if type(hook) is HookEntry:
-                    if not hook.applies(ctx):
+                if type(hook) is HookEntry or entries_only:
+                    entry = hook if type(hook) is HookEntry else _default_entry(hook)
+                    if not entry.applies(ctx):
                         continue
-                    result = hook.call_sync(ctx)
-                elif settings.timeout is not None:
-                    result = _default_entry(hook).call_sync(ctx)
+                    result = entry.call_sync(ctx)
                 else:
                     result = hook(ctx)
-                    if result is not None and hasattr(result, "__await__"):
+                if result is not None:
+                    if hasattr(result, "__await__"):
                         result = run_coroutine(_awaited(result), None, _name(hook))
-                if result is not None and reducer(ctx, result):
-                    modified = True
+                    if reducer(ctx, result):
+                        modified = True
             except HookAborted as aborted:
-                _aborted(point, ctx, hook, aborted, hooks, started, timed, failures)
+                _aborted(_resolved(point), ctx, hook, aborted, hooks, started, timed, failures)
                 raise
             except Exception as error:
-                failures = _failed(point, ctx, hook, error, hooks, started, timed, failures, modified)
+                failures = _failed(_resolved(point), ctx, hook, error, hooks, started, timed, failures, modified)
     finally:
         hooks_off.reset(token)
     if timed:
-        _emit(point, ctx, "modified" if modified else "proceeded", len(hooks), started, failures=failures)
+        _emit(_resolved(point), ctx, "modified" if modified else "proceeded", len(hooks), started, failures=failures)
     return ctx
+
+
+def _resolved(point: object) -> Point:
+    return ALIASES.get(point) or resolve_point(point)
 
 
 async def arun_hooks(point: Point, ctx: C, hooks: tuple[HookFn, ...]) -> C:
     """Run an already resolved chain on an async call site."""
+    point = _resolved(point)
     reducer = REDUCERS.get(point, _replace_payload)
     timed = bool(events.subscribers)
     started = perf_counter() if timed else 0.0

@@ -8,6 +8,8 @@ PRE and POST run once per logical call whatever the wrap hooks do.
 
 ``call_next`` returns what the framework's call returned; a hook may return
 that, or a string, which the adapter turns into the framework's answer.
+``call_next.asynchronous`` is True on async call sites, where ``call_next``
+returns an awaitable (dialect hooks that serve both kinds of call site read it).
 An error raised by the real call passes through unchanged; a wrap hook's own
 failure follows its failure policy like any hook's (fail-open: as if the hook
 were not there).
@@ -68,6 +70,7 @@ def run_wrapped(point: Point, ctx: Any, call: Callable[[Any], R], hooks: Optiona
                 raise
             return attempts.result
 
+        call_next.asynchronous = False  # type: ignore[attr-defined]  # lets dual-mode hooks (dialects) choose
         token = hooks_off.set(True)
         try:
             result = hook.call_sync(current, call_next) if type(hook) is HookEntry else hook(current, call_next)
@@ -125,6 +128,7 @@ async def arun_wrapped(
                 raise
             return attempts.result
 
+        call_next.asynchronous = True  # type: ignore[attr-defined]
         token = hooks_off.set(True)
         try:
             result = await hook.call_async(current, call_next) if type(hook) is HookEntry else hook(current, call_next)

@@ -16,6 +16,12 @@ failed lookup keeps the version and says so. The same cutoff is written as
 ``UV_EXCLUDE_NEWER`` so that the dependencies uv resolves around the pins are no
 younger either, and so that every run of the committed tox.ini installs the same thing.
 
+Every supported Python (`PYTHONS`) gets a ``-py3XX`` twin of the core env and of each
+framework's newest installable release (on a Python where that release does not install,
+the newest declared one that does); what is left out is written into the block as
+``# skipped:`` lines. The same run writes .github/workflows/compat.yml and ci.yml from the
+new tox.ini (scripts/ci_workflows.py). ``--keep-cutoff`` keeps the current UV_EXCLUDE_NEWER.
+
 The generated tox.ini is committed: CI runs it from a fresh clone without this script.
 Run it with a Python where hookport is installed (``make bootstrap`` provides .venv).
 """
@@ -40,6 +46,10 @@ END = "# <<< end of generated envs"
 PINS_VARIABLE = "HOOKPORT_MATRIX_PINS"
 WRAPT1 = "wrapt>=1.14,<2"
 PYPI = "https://pypi.org/pypi"
+PYTHONS = ("3.10", "3.11", "3.12", "3.13")
+"""Every supported Python: the core and each framework's newest tested release run on each one."""
+SKIPPED_PREFIX = "# skipped: "
+DOCTOR_TESTS = "tests/cli/test_doctor.py"
 
 
 # -- declarations -------------------------------------------------------------------------
@@ -163,28 +173,32 @@ class FrameworkEnv:
     pins: tuple[str, ...]
     latest: bool
     wrapt1: bool = False
+    python: str | None = None
+    """A Python version (``"3.10"``) for the -py310 twins; None = the Python tox runs on."""
 
     @property
     def name(self) -> str:
-        return f"{self.framework}-{self.version}" + ("-wrapt1" if self.wrapt1 else "")
+        return f"{self.framework}-{self.version}" + ("-wrapt1" if self.wrapt1 else "") + python_suffix(self.python)
 
     @property
     def labels(self) -> str:
+        if self.python:
+            return "matrix, pythons"
         return "ci, matrix" if self.latest else "matrix"
 
     def render(self) -> str:
         deps = list(self.pins) + ([WRAPT1] if self.wrapt1 else [])
         exact = " ".join(p for p in self.pins if "==" in p)
         what = f"{self.distribution} {self.version}" + (" on wrapt 1.x" if self.wrapt1 else "")
+        what += f" on Python {self.python}" if self.python else ""
         own_tests = f"tests/adapters/{test_folder(self.framework)}"
-        suites = " ".join(
-            ["tests/conformance", *([own_tests] if (ROOT / own_tests).is_dir() else []), "tests/core/test_doctor.py"]
-        )
+        suites = " ".join(["tests/conformance", *([own_tests] if (ROOT / own_tests).is_dir() else []), DOCTOR_TESTS])
         return "\n".join(
             [
                 f"[testenv:{self.name}]",
                 f"description = conformance suite of the {self.framework} adapter on {what}",
                 f"labels = {self.labels}",
+                *([f"base_python = python{self.python}"] if self.python else []),
                 "deps =",
                 *(f"    {d}" for d in deps),
                 "set_env =",
@@ -206,6 +220,31 @@ def test_folder(framework: str) -> str:
     return framework.replace("-", "_")
 
 
+@dataclass(frozen=True)
+class CoreEnv:
+    """The engine alone on one Python (the hand-written `core` env runs on tox's own Python)."""
+
+    python: str
+
+    @property
+    def name(self) -> str:
+        return f"core{python_suffix(self.python)}"
+
+    def render(self) -> str:
+        return "\n".join(
+            [
+                f"[testenv:{self.name}]",
+                f"description = the engine alone, on wrapt 2.x, on Python {self.python}",
+                "labels = matrix, pythons",
+                f"base_python = python{self.python}",
+            ]
+        )
+
+
+def python_suffix(python: str | None) -> str:
+    return f"-py{python.replace('.', '')}" if python else ""
+
+
 def pin_name(pin: str) -> str:
     return pin.split("==", 1)[0].split("[", 1)[0].strip()
 
@@ -222,9 +261,17 @@ def plan_envs(
     cutoff: dt.datetime,
     wrapt1: Sequence[str],
     resolver: Resolver | None = None,
+    pythons: Sequence[str] = PYTHONS,
+    skipped: list[str] | None = None,
 ) -> list[FrameworkEnv]:
-    """One env per declared version that is old enough; the newest installable one gets `ci`."""
+    """One env per declared version that is old enough; the newest installable one gets `ci`,
+    a wrapt-1.x twin (for `wrapt1` frameworks) and one twin per Python in `pythons`.
+
+    What is left out, and why, is appended to `skipped` (written into tox.ini, so a
+    test can tell a declaration from a stale tox.ini without asking PyPI).
+    """
     envs: list[FrameworkEnv] = []
+    skipped = [] if skipped is None else skipped
     for decl in declarations:
         kept: list[tuple[str, tuple[str, ...]]] = []
         for version in sorted(decl.test_versions, key=version_key):
@@ -232,6 +279,7 @@ def plan_envs(
             fresh = [pin for pin in pins if "==" in pin and too_fresh(dates, pin, cutoff)]
             if fresh:
                 note(f"{decl.framework} {version}: skipped, released after the cooldown cutoff: {', '.join(fresh)}")
+                skipped.append(f"{decl.framework} {version} (released after the cutoff: {', '.join(fresh)})")
                 continue
             kept.append((version, pins))
         if not kept:
@@ -240,6 +288,11 @@ def plan_envs(
         if not (ROOT / "tests" / "adapters" / test_folder(decl.framework) / "harness.py").is_file():
             note(f"{decl.framework}: tests/adapters/{test_folder(decl.framework)}/harness.py is missing; its envs will fail")
         installable = [v for v, pins in kept if resolver is None or resolver.check(f"{decl.framework} {v}", pins)]
+        skipped.extend(
+            f"{decl.framework} {v} (its pins do not install together: its env is kept, and fails until they do)"
+            for v, _ in kept
+            if v not in installable
+        )
         ci_version = installable[-1] if installable else None
         if ci_version != kept[-1][0]:
             note(
@@ -252,11 +305,33 @@ def plan_envs(
             envs.append(FrameworkEnv(decl.framework, decl.distribution, version, pins, in_ci))
             if latest and decl.framework in wrapt1:
                 envs.append(FrameworkEnv(decl.framework, decl.distribution, version, pins, latest, wrapt1=True))
+
+        envs += python_twins(decl, [(v, pins) for v, pins in kept if v in installable], pythons, resolver, skipped)
         if dates is not None:
             newest = dates.latest(decl.distribution)
             if newest and newest not in decl.test_versions:
                 note(f"{decl.framework}: PyPI's newest {decl.distribution} is {newest}, not in test_versions")
     return envs
+
+
+def python_twins(
+    decl: Declaration,
+    installable: Sequence[tuple[str, tuple[str, ...]]],
+    pythons: Sequence[str],
+    resolver: Resolver | None,
+    skipped: list[str],
+) -> list[FrameworkEnv]:
+    """For each Python, the newest installable declared version that installs on it (langchain-core 1.x
+    needs 3.11+, so 3.10 gets the newest 0.3 release)."""
+    twins = []
+    for python in pythons:
+        for version, pins in reversed(installable):
+            if resolver is None or resolver.check(f"{decl.framework} {version} on Python {python}", pins, python):
+                twins.append(FrameworkEnv(decl.framework, decl.distribution, version, pins, True, python=python))
+                break
+        else:
+            skipped.append(f"{decl.framework} on Python {python} (no declared version installs there)")
+    return twins
 
 
 class Resolver:
@@ -265,8 +340,8 @@ class Resolver:
     def __init__(self, uv: str, cutoff: dt.datetime, python: str, base: Sequence[str]) -> None:
         self.uv, self.cutoff, self.python, self.base = uv, cutoff, python, list(base)
 
-    def check(self, what: str, pins: Sequence[str]) -> bool:
-        command = [self.uv, "pip", "compile", "--quiet", "--no-header", "--python-version", self.python]
+    def check(self, what: str, pins: Sequence[str], python: str | None = None) -> bool:
+        command = [self.uv, "pip", "compile", "--quiet", "--no-header", "--python-version", python or self.python]
         command += ["--exclude-newer", self.cutoff.strftime("%Y-%m-%dT%H:%M:%SZ"), "-"]
         try:
             done = subprocess.run(
@@ -300,15 +375,22 @@ def too_fresh(dates: ReleaseDates | None, pin: str, cutoff: dt.datetime) -> bool
 # -- tox.ini ----------------------------------------------------------------------------------------
 
 
-def render_block(envs: Sequence[FrameworkEnv], cutoff: dt.datetime, cooldown_days: int) -> str:
+def render_block(
+    envs: Sequence[FrameworkEnv],
+    cutoff: dt.datetime,
+    cooldown_days: int,
+    pythons: Sequence[str] = PYTHONS,
+    skipped: Sequence[str] = (),
+) -> str:
     header = [
         BEGIN,
         f"# rerun: .venv/bin/python scripts/gen_tox.py   (cooldown {cooldown_days} days)",
+        *(f"{SKIPPED_PREFIX}{why}" for why in skipped),
         "[generated]",
         "# releases uploaded after this are neither tested nor installed (UV_EXCLUDE_NEWER)",
         f"uv_exclude_newer = {cutoff.strftime('%Y-%m-%dT%H:%M:%SZ')}",
     ]
-    sections = [env.render() for env in envs]
+    sections = [CoreEnv(python).render() for python in pythons] + [env.render() for env in envs]
     return "\n\n".join(["\n".join(header), *sections, END]) + "\n"
 
 
@@ -365,6 +447,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--wrapt1", nargs="*", default=["langchain"], help="frameworks whose latest env also runs on wrapt 1.x"
     )
+    parser.add_argument(
+        "--keep-cutoff", action="store_true", help="keep tox.ini's UV_EXCLUDE_NEWER cutoff instead of moving it to today"
+    )
     args = parser.parse_args(argv)
 
     declarations = load_declarations()
@@ -377,11 +462,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     cutoff = cooldown_cutoff(
         dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=1 if args.offline else 0), cooldown_days
     )
+    if args.keep_cutoff:
+        cutoff = current_cutoff(args.tox_ini) or cutoff
     if args.offline:
         note("--offline: no cooldown; every declared version is kept")
     dates = None if args.offline else ReleaseDates()
-    envs = plan_envs(declarations, dates, cutoff, args.wrapt1, make_resolver(args, cutoff))
-    block = render_block(envs, cutoff, cooldown_days)
+    skipped: list[str] = []
+    envs = plan_envs(declarations, dates, cutoff, args.wrapt1, make_resolver(args, cutoff), skipped=skipped)
+    block = render_block(envs, cutoff, cooldown_days, skipped=skipped)
     if args.dry_run:
         sys.stdout.write(block)
         return 0
@@ -391,7 +479,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.tox_ini.write_text(after, encoding="utf-8")
     names = ", ".join(env.name for env in envs) or "none"
     note(f"{'updated' if after != before else 'unchanged'} {args.tox_ini.name}: {len(envs)} framework envs ({names})")
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from ci_workflows import write_all
+
+    for path in write_all(args.tox_ini):
+        note(f"updated {path.relative_to(ROOT)}")
     return 0
+
+
+def current_cutoff(tox_ini: Path) -> dt.datetime | None:
+    """The UV_EXCLUDE_NEWER cutoff tox.ini has now (for --keep-cutoff)."""
+    for line in tox_ini.read_text(encoding="utf-8").splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() == "uv_exclude_newer" and value.strip():
+            return dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    return None
 
 
 if __name__ == "__main__":

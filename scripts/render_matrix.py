@@ -61,6 +61,8 @@ class DeclaredEnv:
     """Exact pins, the framework's own distribution first (as scripts/gen_tox.py writes them)."""
     wrapt: str | None
     """The wrapt requirement when the env pins one (the -wrapt1 twins)."""
+    python: str | None = None
+    """The Python the env asks for (``base_python``, the -py3XX twins); None = tox's own."""
 
 
 def read_tox_ini(tox_ini: Path) -> configparser.ConfigParser:
@@ -91,8 +93,11 @@ def declared_envs(parser: configparser.ConfigParser) -> list[DeclaredEnv]:
             ),
             None,
         )
+        if "matrix" not in labels:
+            continue  # cli, package, docs: checks of the project, not rows of the matrix
+        python = parser.get(section, "base_python", fallback="").strip().removeprefix("python") or None
         envs.append(
-            DeclaredEnv(section.split(":", 1)[1], settings.get("HOOKPORT_HARNESS"), labels, pins, wrapt or None)
+            DeclaredEnv(section.split(":", 1)[1], settings.get("HOOKPORT_HARNESS"), labels, pins, wrapt or None, python)
         )
     return envs
 
@@ -139,6 +144,7 @@ class EnvResult:
     pinned: dict[str, str] = field(default_factory=dict)
     version: str | None = None
     python: str | None = None
+    declared_python: str | None = None
     wrapt: str | None = None
     packages: dict[str, str | None] = field(default_factory=dict)
     date: str | None = None
@@ -158,7 +164,7 @@ def classify(classname: str, name: str, framework: str | None) -> tuple[str, str
         param = found.group("param")
         suffix = f"[{param}]" if param and param != framework else ""
         return found.group("group"), f"{found.group('group')}__{found.group('scenario')}{suffix}"
-    if classname.startswith("tests.core.test_doctor"):
+    if classname.startswith(("tests.cli.test_doctor", "tests.core.test_doctor")):
         return "doctor", name.removeprefix("test_")
     if classname.startswith("tests.adapters."):
         return "adapter", f"{classname.rsplit('.', 1)[-1]}::{name}"
@@ -236,18 +242,25 @@ def setup_reason(steps: list[dict[str, Any]]) -> list[str]:
     return reasons
 
 
-def tox_outcomes(path: Path | None) -> dict[str, dict[str, Any]]:
-    if path is None or not path.is_file():
-        return {}
-    try:
-        return json.loads(path.read_text(encoding="utf-8")).get("testenvs", {})
-    except (OSError, ValueError):
-        return {}
+def tox_outcomes(path: Path | None, results: Path | None = None) -> dict[str, dict[str, Any]]:
+    """tox's --result-json: one file for a local run, or one per env (``tox-<env>.json``) from CI's jobs."""
+    files = [path] if path is not None else []
+    files += sorted(results.glob("tox-*.json")) if results is not None and results.is_dir() else []
+    outcomes: dict[str, dict[str, Any]] = {}
+    for file in files:
+        if not file.is_file():
+            continue
+        try:
+            outcomes.update(json.loads(file.read_text(encoding="utf-8")).get("testenvs", {}))
+        except (OSError, ValueError):
+            continue
+    return outcomes
 
 
 def env_result(declared: DeclaredEnv, results: Path, tox_runs: dict[str, dict[str, Any]]) -> EnvResult:
     xml, record_file = results / f"{declared.name}.xml", results / f"{declared.name}.json"
     result = EnvResult(declared.name, declared.framework, declared.labels, "not run", pinned=declared.pins)
+    result.declared_python = declared.python
     result.distribution = next(iter(declared.pins), None)
     if declared.wrapt:
         result.wrapt = f"{declared.wrapt} (pinned)"
@@ -341,6 +354,46 @@ def version_text(env: EnvResult) -> str:
     return env.version
 
 
+def python_text(env: EnvResult) -> str:
+    """The Python the env really ran on; before it ran, the one it asks for."""
+    if env.python:
+        return env.python
+    return f"{env.declared_python} (declared)" if env.declared_python else "?"
+
+
+def python_section(envs: Sequence[EnvResult]) -> list[str]:
+    """One row per framework (and the engine), one column per Python: the -py3XX twins' verdicts."""
+    twins = [e for e in envs if e.declared_python]
+    if not twins:
+        return []
+    pythons = sorted({e.declared_python for e in twins if e.declared_python}, key=release)
+    rows: dict[str, dict[str, EnvResult]] = {}
+    for env in twins:
+        rows.setdefault(env.framework or "engine", {})[env.declared_python or ""] = env
+    lines = [
+        "",
+        "## Python versions",
+        "",
+        "The engine and each framework's newest tested release that installs on that Python "
+        "(tox envs `*-py3XX`); the cell names the version tested and the Python it really ran on.",
+        "",
+        "| | " + " | ".join(f"Python {p}" for p in pythons) + " |",
+        "|---|" + "---|" * len(pythons),
+    ]
+    for name in sorted(rows, key=lambda n: (n != "engine", n)):
+        cells = []
+        for python in pythons:
+            env = rows[name].get(python)
+            if env is None:
+                cells.append("—")
+                continue
+            what = "" if name == "engine" else f"{version_text(env)}: "
+            ran_on = f" (ran on {env.python})" if env.python and not env.python.startswith(python) else ""
+            cells.append(table_cell(f"{what}{verdict(env)}{ran_on}"))
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def companions(env: EnvResult) -> str:
     others = {
         name: version
@@ -407,7 +460,7 @@ def render_markdown(envs: Sequence[EnvResult], generated: str, cutoff: str | Non
             env.framework or "",
             f"{env.distribution or env.framework} {version_text(env)}",
             companions(env),
-            env.python or "?",
+            python_text(env),
             env.wrapt or "?",
             (env.date or "")[:10] or "—",
         ]
@@ -430,8 +483,9 @@ def render_markdown(envs: Sequence[EnvResult], generated: str, cutoff: str | Non
         for env in engine:
             date = (env.date or "")[:10] or "—"
             lines.append(
-                f"| {env.env} | {env.python or '?'} | {env.wrapt or '?'} | {date} | {table_cell(verdict(env))} |"
+                f"| {env.env} | {python_text(env)} | {env.wrapt or '?'} | {date} | {table_cell(verdict(env))} |"
             )
+    lines += python_section(envs)
     lines += detail_sections(frameworks)
     return "\n".join(lines) + "\n"
 
@@ -458,6 +512,27 @@ def detail_sections(envs: Sequence[EnvResult]) -> list[str]:
     return lines
 
 
+def keep_previous(envs: list[EnvResult], previous_json: Path) -> list[EnvResult]:
+    """Envs that did not run now keep the result they had in the previous compat.json (still declared ones)."""
+    try:
+        previous = {e["env"]: e for e in json.loads(previous_json.read_text(encoding="utf-8")).get("envs", [])}
+    except (OSError, ValueError):
+        return envs
+    kept = []
+    for env in envs:
+        old = previous.get(env.env)
+        if env.status == "not run" and old and old.get("status") != "not run":
+            fields = {k: v for k, v in old.items() if k in EnvResult.__dataclass_fields__}
+            fields["groups"] = {
+                k: GroupResult(**{f: v for f, v in g.items() if f != "total"}) for k, g in old.get("groups", {}).items()
+            }
+            fields["scenarios"] = {k: Scenario(**v) for k, v in old.get("scenarios", {}).items()}
+            fields["labels"], fields["declared_python"] = env.labels, env.declared_python
+            env = EnvResult(**fields)
+        kept.append(env)
+    return kept
+
+
 def to_json(envs: Sequence[EnvResult], generated: str, cutoff: str | None) -> dict[str, Any]:
     def env_dict(env: EnvResult) -> dict[str, Any]:
         data = asdict(env)
@@ -482,13 +557,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tox-result", type=Path, default=None, help="the file of `tox run --result-json`")
     parser.add_argument("--json", type=Path, default=ROOT / "compat.json")
     parser.add_argument("--markdown", type=Path, default=ROOT / "compat-matrix.md")
+    parser.add_argument(
+        "--keep-previous",
+        action="store_true",
+        help="for envs with no result here, keep their rows from the existing compat.json (a partial run)",
+    )
     args = parser.parse_args(argv)
 
     tox_result = args.tox_result or args.results / "tox-result.json"
-    tox_runs = tox_outcomes(tox_result)
+    tox_runs = tox_outcomes(tox_result, args.results)
     tox_ini = read_tox_ini(args.tox_ini)
     cutoff = dependency_cutoff(tox_ini)
-    envs = sorted((env_result(d, args.results, tox_runs) for d in declared_envs(tox_ini)), key=env_order)
+    envs = [env_result(d, args.results, tox_runs) for d in declared_envs(tox_ini)]
+    if args.keep_previous:
+        envs = keep_previous(envs, args.json)
+    envs = sorted(envs, key=env_order)
     generated = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     args.json.write_text(json.dumps(to_json(envs, generated, cutoff), indent=2) + "\n", encoding="utf-8")
     args.markdown.write_text(render_markdown(envs, generated, cutoff), encoding="utf-8")

@@ -24,12 +24,12 @@ HARNESS_MODULES = {
     for folder in sorted(_ADAPTER_TESTS.iterdir())
     if (folder / "harness.py").is_file()
 }
-"""Every adapter's harness: ``tests/adapters/<name>/harness.py``. The folder is the adapter name,
-spelled as a Python package (``pydantic_ai`` for the adapter ``pydantic-ai``)."""
+"""Every adapter's harness: ``tests/adapters/<folder>/harness.py``, keyed by the adapter name
+(the folder name with ``_`` as ``-``: ``tests/adapters/openai_agents`` -> ``"openai-agents"``)."""
 
 
 def _framework_module(name: str) -> str:
-    package = importlib.import_module(HARNESS_MODULES[name].removesuffix(".harness"))
+    package = importlib.import_module(HARNESS_MODULES[name].rsplit(".", 1)[0])
     return package.FRAMEWORK_MODULE  # type: ignore[no-any-return]
 
 

@@ -18,7 +18,9 @@ import wrapt
 from hookport import InterceptionPoint, adapters, clear_all_hooks, on
 from tests.conformance.harness import Turn
 
-SCENARIOS = ("import_then_install", "install_then_import", "double_install", "reinstall", "uninstall_twice")
+SCENARIOS = ("import_then_install", "install_then_import", "double_install", "reinstall", "uninstall_twice",
+             "cycles_leave_nothing")
+CYCLES = 1000
 
 
 def originals(adapter: adapters.Adapter) -> dict[str, int]:
@@ -56,6 +58,8 @@ def main(harness_name: str, scenario: str) -> dict[str, Any]:
     harness_module = HARNESS_MODULES[harness_name]
     adapter = adapters.get(harness_name)
     out: dict[str, Any] = {"scenario": scenario}
+    if scenario == "cycles_leave_nothing":
+        return {**out, **_cycles(harness_name)}
     if scenario == "install_then_import":
         cls = adapters.adapter_class(harness_name)
         root = FRAMEWORK_MODULES[harness_name]
@@ -97,6 +101,34 @@ def main(harness_name: str, scenario: str) -> dict[str, Any]:
     out["restored"] = originals(adapter) == before
     out["checked_targets"] = len(before)
     return out
+
+
+def _cycles(harness_name: str) -> dict[str, Any]:
+    """Install and uninstall CYCLES times before the framework is imported, then once after."""
+    import gc
+    import tracemalloc
+
+    from wrapt import importer
+
+    def hooks() -> int:
+        return sum(len(v or ()) for v in importer._post_import_hooks.values())
+
+    adapters.install(harness_name)
+    adapters.uninstall(harness_name)
+    gc.collect()
+    tracemalloc.start()
+    hooks_before, memory_before = hooks(), tracemalloc.get_traced_memory()[0]
+    for _ in range(CYCLES):
+        adapters.install(harness_name)
+        adapters.uninstall(harness_name)
+    gc.collect()
+    grown = tracemalloc.get_traced_memory()[0] - memory_before
+    tracemalloc.stop()
+    hooks_after = hooks()
+    adapters.install(harness_name)
+    run = run_once(harness_name)
+    adapters.uninstall(harness_name)
+    return {"hooks_before": hooks_before, "hooks_after": hooks_after, "memory_growth": grown, "run": run}
 
 
 if __name__ == "__main__":

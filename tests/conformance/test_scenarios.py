@@ -607,3 +607,10 @@ def test_lifecycle__uninstall_twice(harness: Harness) -> None:
     assert out["first_uninstall"] is True and out["second_uninstall"] is False
     assert out["run"] == {"hook_fired": 0, "tool_runs": 1, "error": None}
     assert out["restored"] and out["checked_targets"] > 0
+
+
+def test_lifecycle__cycles_leave_nothing_behind(harness: Harness) -> None:
+    out = probe(harness, "cycles_leave_nothing")
+    assert out["hooks_after"] == out["hooks_before"], "install/uninstall cycles left import hooks behind"
+    assert out["memory_growth"] < 200_000, f"{out['memory_growth']} bytes grew over 1,000 cycles"
+    assert out["run"] == {"hook_fired": 1, "tool_runs": 1, "error": None}

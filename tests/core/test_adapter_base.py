@@ -184,3 +184,21 @@ def test_bad_versions() -> None:
         release("abc")
     with pytest.raises(ValueError):
         in_range("1.0", "~=1.0")
+
+
+def test_install_uninstall_cycles_before_import_leave_no_import_hooks(toy: str) -> None:
+    from wrapt import importer
+
+    adapter = ToyAdapter()
+    adapter.install()
+    adapter.uninstall()
+    before = len(importer._post_import_hooks.get(toy) or ())
+    for _ in range(1000):
+        adapter.install()
+        adapter.uninstall()
+    assert len(importer._post_import_hooks.get(toy) or ()) == before <= 1
+    adapter.install()
+    module = importlib.import_module(toy)
+    assert module.Model().call("x") == "ANSWER TO X"
+    adapter.uninstall()
+    assert module.Model().call("x") == "answer to x"

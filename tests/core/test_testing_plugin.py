@@ -8,6 +8,7 @@ pytest_plugins = ["pytester"]
 
 
 def test_hookport_clean_isolates_and_makes_broken_hooks_fail(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")  # pytest-asyncio warns without it
     pytester.makepyfile(
         """
         import pytest

@@ -20,7 +20,7 @@ from hookport import adapters
 from hookport.adapters import Adapter, Target
 from hookport.adapters._versions import in_range
 from hookport.cli import main
-from hookport.doctor import diagnose_adapter
+from hookport.cli.doctor import diagnose_adapter
 
 BUILTIN = sorted(adapters.BUILTIN)
 

@@ -1,0 +1,76 @@
+"""The ``hookport`` command: ``hookport run`` and ``hookport doctor``.
+
+The command line is a layer of its own, above the engine (``hookport`` from core/)
+and the adapters (``hookport.adapters``): it may import both, neither imports it.
+
+    hookport run [--adapters a,b] [--hooks mod1,mod2] [--policy file.toml] [--otel] -- python app.py ...
+    hookport doctor [--json]
+    hookport bootstrap-path      # the directory `hookport run` puts on the child's PYTHONPATH
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hookport", description="hookport command-line tools")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    doctor = commands.add_parser(
+        "doctor",
+        help="which frameworks are here, and can hookport attach to them",
+        description="List the frameworks installed here with their versions, whether each is inside its "
+        "adapter's supported range and among the tested versions, and the result of a dry install. "
+        "Exit status 1 when an installed framework is out of range or has missing targets.",
+    )
+    doctor.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
+
+    run = commands.add_parser(
+        "run",
+        help="run an unmodified Python program with adapters, hook modules and a policy in place",
+        description="Run PROGRAM (python app.py, python -m module, or a console script) with hookport started "
+        "before the program's own code: the adapters installed, the hook modules imported, the policy file "
+        "loaded. Exits with the program's exit status; a bad adapter, hook module or policy stops it before "
+        "the program starts (status 2). The same settings work without the launcher through the environment "
+        "variables HOOKPORT_ADAPTERS, HOOKPORT_HOOKS, HOOKPORT_POLICY and HOOKPORT_OTEL (see docs/cli.md).",
+    )
+    run.add_argument("--adapters", help="comma-separated adapter names (default: every adapter whose framework is installed)")
+    run.add_argument("--hooks", help="comma-separated modules to import, e.g. my_policies,team.guards")
+    run.add_argument("--policy", help="a TOML policy file (docs/policy.md)")
+    run.add_argument("--otel", action="store_true", help="export each dispatch as an OpenTelemetry span (HOOKPORT_OTEL=1)")
+    run.add_argument("program", nargs=argparse.REMAINDER, help="-- then the command to run")
+
+    commands.add_parser(
+        "bootstrap-path",
+        help="print the directory to put on PYTHONPATH to start hookport from the environment variables",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "doctor":
+        from hookport.cli.doctor import run
+
+        return run(sys.stdout, json_output=args.json)
+    if args.command == "run":
+        from hookport.cli.launch import LaunchSettings, launch
+
+        program = list(args.program)
+        if program[:1] == ["--"]:
+            program = program[1:]
+        settings = LaunchSettings.from_options(args.adapters, args.hooks, args.policy, args.otel)
+        return launch(settings, program)
+    if args.command == "bootstrap-path":
+        from hookport.cli.launch import bootstrap_path
+
+        print(bootstrap_path())
+        return 0
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,147 @@
+"""A declarative policy file (TOML) that compiles to ordinary hooks.
+
+    policy = hookport.load_policy("policy.toml")   # validated, registered
+    policy.hooks                                   # what it registered, by point
+    policy.unregister()
+
+The file can deny tools by name, allow-list tools, redact patterns in model
+answers, tool results and final outputs, cap model or tool calls per run, and
+require a named approval hook (docs/policy.md has a complete example). Every
+mistake is a `PolicyError` naming the file and line, raised before any hook is
+registered.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from hookport.points import InterceptionPoint
+from hookport.policy.lines import index_lines, line_of
+from hookport.policy.rules import CompiledHook, allow, approval, budget, deny, redact
+from hookport.policy.schema import PolicyDocument
+from hookport.registry import register_hook, unregister_hook
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+__all__ = ["Policy", "PolicyError", "load_policy", "parse_policy"]
+
+
+class PolicyError(ValueError):
+    """A policy file that cannot be applied; the message names the file and line of each problem."""
+
+    def __init__(self, path: str, problems: list[str]) -> None:
+        super().__init__(f"policy {path}: " + "; ".join(problems))
+        self.path = path
+        self.problems = problems
+
+
+class Policy:
+    """A loaded policy: its validated document and the hooks compiled from it."""
+
+    def __init__(self, path: Path, name: str, document: PolicyDocument, hooks: list[CompiledHook]) -> None:
+        self.path = path
+        self.name = name
+        self.document = document
+        self.hooks = hooks
+        self.registered = False
+
+    def register(self) -> Policy:
+        """Register every compiled hook (appended to the global chains, after existing hooks)."""
+        if not self.registered:
+            for compiled in self.hooks:
+                register_hook(compiled.point, compiled.hook, tools=compiled.tools)
+            self.registered = True
+        return self
+
+    def unregister(self) -> None:
+        if self.registered:
+            for compiled in self.hooks:
+                unregister_hook(compiled.point, compiled.hook)
+            self.registered = False
+
+    def __repr__(self) -> str:
+        state = "registered" if self.registered else "not registered"
+        return f"<Policy {self.name!r} from {self.path}: {len(self.hooks)} hooks, {state}>"
+
+
+def load_policy(path: str | Path, *, register: bool = True) -> Policy:
+    """Read, validate and compile the policy at `path`, then register its hooks (unless `register=False`)."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as error:
+        raise PolicyError(str(path), [f"cannot read it: {error.strerror or error}"]) from None
+    policy = parse_policy(text, file)
+    return policy.register() if register else policy
+
+
+def parse_policy(text: str, path: str | Path = "<policy>") -> Policy:
+    """Validate and compile policy text without registering anything."""
+    file = Path(path)
+    label = file.name or str(path)
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise PolicyError(str(path), [f"not valid TOML: {error}"]) from None
+    lines = index_lines(text)
+    try:
+        document = PolicyDocument.model_validate(raw)
+    except ValidationError as error:
+        raise PolicyError(str(path), [describe(e, lines) for e in error.errors()]) from None
+    hooks, problems = compile_document(document, lines, label)
+    if problems:
+        raise PolicyError(str(path), problems)
+    return Policy(file, document.policy.name or label, document, hooks)
+
+
+def describe(error: Any, lines: dict[tuple[object, ...], int]) -> str:
+    location = tuple(error["loc"])
+    where = ".".join(f"[{part}]" if isinstance(part, int) else str(part) for part in location).replace(".[", "[")
+    line = line_of(lines, location)
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        message = f"unknown key {location[-1]!r}"
+    return f"line {line if line is not None else '?'}: {where or 'the file'}: {message}"
+
+
+LIMITS = (
+    ("max_model_calls", InterceptionPoint.PRE_MODEL_CALL, "model calls"),
+    ("max_tool_calls", InterceptionPoint.PRE_TOOL_CALL, "tool calls"),
+)
+
+
+def compile_document(
+    document: PolicyDocument, lines: dict[tuple[object, ...], int], label: str
+) -> tuple[list[CompiledHook], list[str]]:
+    """Every rule's hooks, in the order allow, deny, limits, approval, redact; plus the problems found."""
+
+    def source(*location: object) -> str:
+        where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in location).lstrip(".")
+        return f"{label}:{line_of(lines, location) or '?'}:{where}"
+
+    hooks: list[CompiledHook] = []
+    problems: list[str] = []
+    if document.allow is not None:
+        hooks += allow(document.allow, source("allow"))
+    for index, deny_rule in enumerate(document.deny):
+        hooks += deny(deny_rule, source("deny", index))
+    for key, point, what in LIMITS:
+        limit = getattr(document.limits, key)
+        if limit is not None:
+            hooks += budget(point, limit, what, source("limits", key))
+    for index, approval_rule in enumerate(document.approval):
+        try:
+            hooks += approval(approval_rule, source("approval", index))
+        except LookupError as error:  # the named approval hook cannot be imported
+            line = line_of(lines, ("approval", index, "hook"))
+            problems.append(f"line {line or '?'}: approval[{index}].hook: {error}")
+    for index, redact_rule in enumerate(document.redact):
+        hooks += redact(redact_rule, source("redact", index))
+    return hooks, problems

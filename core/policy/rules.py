@@ -1,0 +1,188 @@
+"""Compile a validated policy into ordinary hooks, one small hook per rule.
+
+Each hook is a `PolicyHook` named after its rule's place in the file
+(``policy.toml:4:deny[0]``), so `get_hooks` lists it under that name and a
+refusal's `HookAborted.source` (hence the telemetry's ``abort_source``) says
+which file and rule refused.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hookport.boundary import current_execution
+from hookport.errors import HookAborted
+from hookport.points import InterceptionPoint
+from hookport.policy.schema import AllowRule, ApprovalRule, DenyRule, RedactRule
+from hookport.registry import sanitize_tool_name
+
+
+class PolicyHook:
+    """A hook compiled from one rule; its name is the rule's source."""
+
+    def __init__(self, source: str, body: Callable[[Any], Any]) -> None:
+        self.source = source
+        self.__name__ = self.__qualname__ = source
+        self._body = body
+
+    def __call__(self, ctx: Any) -> Any:
+        return self._body(ctx)
+
+    def __repr__(self) -> str:
+        return f"<policy hook {self.source}>"
+
+
+@dataclass(frozen=True)
+class CompiledHook:
+    """One registration: the point, the hook, and the tools it is limited to (None = all)."""
+
+    point: InterceptionPoint
+    hook: PolicyHook
+    tools: tuple[str, ...] | None = None
+
+
+def deny(rule: DenyRule, source: str) -> list[CompiledHook]:
+    def refuse(ctx: Any) -> None:
+        raise HookAborted(rule.reason, source=source)
+
+    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(source, refuse), tuple(rule.tools))]
+
+
+def allow(rule: AllowRule, source: str) -> list[CompiledHook]:
+    allowed = frozenset(sanitize_tool_name(tool) for tool in rule.tools)
+
+    def only_allowed(ctx: Any) -> None:
+        if sanitize_tool_name(ctx.tool_name or "") not in allowed:
+            raise HookAborted(rule.reason, source=source)
+
+    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(source, only_allowed))]
+
+
+def redact(rule: RedactRule, source: str) -> list[CompiledHook]:
+    pattern, replacement = rule.compiled(), rule.replacement
+    hooks: list[CompiledHook] = []
+    if "model_answers" in rule.in_:
+
+        def answer(ctx: Any) -> str | None:
+            return changed_text(pattern, replacement, ctx.response)
+
+        hooks.append(CompiledHook(InterceptionPoint.POST_MODEL_CALL, PolicyHook(f"{source}:model_answers", answer)))
+    if "tool_results" in rule.in_:
+
+        def tool_result(ctx: Any) -> str | None:
+            return changed_text(pattern, replacement, ctx.tool_result)
+
+        hooks.append(CompiledHook(InterceptionPoint.POST_TOOL_CALL, PolicyHook(f"{source}:tool_results", tool_result)))
+    if "final_output" in rule.in_:
+
+        def final_output(ctx: Any) -> Any:
+            redacted, changed = redact_value(pattern, replacement, ctx.payload)
+            return redacted if changed else None
+
+        hooks.append(CompiledHook(InterceptionPoint.OUTPUT, PolicyHook(f"{source}:final_output", final_output)))
+    return hooks
+
+
+def changed_text(pattern: re.Pattern[str], replacement: str, text: Any) -> str | None:
+    """The redacted text, or None (proceed) when it is not text or nothing matched."""
+    if not isinstance(text, str):
+        return None
+    new, count = pattern.subn(replacement, text)
+    return new if count else None
+
+
+def redact_value(pattern: re.Pattern[str], replacement: str, value: Any, depth: int = 0) -> tuple[Any, bool]:
+    """Redact strings inside a final output: text, lists, tuples, dicts, and objects with text `content`
+    (chat messages), copied rather than changed in place. Returns (value, whether anything changed)."""
+    if depth > 20:
+        return value, False
+    if isinstance(value, str):
+        new = changed_text(pattern, replacement, value)
+        return (new, True) if new is not None else (value, False)
+    if isinstance(value, (list, tuple)):
+        items = [redact_value(pattern, replacement, item, depth + 1) for item in value]
+        if not any(changed for _, changed in items):
+            return value, False
+        return type(value)(item for item, _ in items) if isinstance(value, tuple) else [i for i, _ in items], True
+    if isinstance(value, dict):
+        entries = {key: redact_value(pattern, replacement, item, depth + 1) for key, item in value.items()}
+        if not any(changed for _, changed in entries.values()):
+            return value, False
+        return {key: item for key, (item, _) in entries.items()}, True
+    content = getattr(value, "content", None)
+    copy = getattr(value, "model_copy", None)
+    if isinstance(content, str) and callable(copy):
+        new = changed_text(pattern, replacement, content)
+        if new is not None:
+            return copy(update={"content": new}), True
+    return value, False
+
+
+class CallBudget:
+    """Counts calls per run (the outermost execution) and refuses the one past `limit`.
+
+    Calls made outside any run share one process-wide count. A run's count is
+    dropped at its EXECUTION_END.
+    """
+
+    def __init__(self, limit: int, what: str, source: str) -> None:
+        self.limit, self.what, self.source = limit, what, source
+        self._lock = threading.Lock()
+        self._runs: dict[int | None, tuple[object, int]] = {}
+
+    def count(self, ctx: Any) -> None:
+        run = current_execution()
+        key = None if run is None else id(run)
+        with self._lock:
+            _, used = self._runs.get(key, (run, 0))
+            used += 1
+            self._runs[key] = (run, used)  # holding `run` keeps its id from being reused meanwhile
+        if used > self.limit:
+            raise HookAborted(f"the policy allows at most {self.limit} {self.what} per run", source=self.source)
+
+    def forget(self, ctx: Any) -> None:
+        run = current_execution()
+        if run is not None:
+            with self._lock:
+                self._runs.pop(id(run), None)
+
+
+def budget(point: InterceptionPoint, limit: int, what: str, source: str) -> list[CompiledHook]:
+    counter = CallBudget(limit, what, source)
+    return [
+        CompiledHook(point, PolicyHook(source, counter.count)),
+        CompiledHook(InterceptionPoint.EXECUTION_END, PolicyHook(f"{source}:end_of_run", counter.forget)),
+    ]
+
+
+def approval(rule: ApprovalRule, source: str) -> list[CompiledHook]:
+    approve = import_object(rule.hook)
+
+    def ask(ctx: Any) -> None:
+        if approve(ctx) is not True:
+            raise HookAborted(rule.reason, source=f"{source}:{rule.hook}")
+
+    tools = tuple(rule.tools) if rule.tools is not None else None
+    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(source, ask), tools)]
+
+
+def import_object(spec: str) -> Callable[[Any], Any]:
+    """``"package.module:function"`` -> the function; errors say which part is wrong."""
+    module_name, _, attribute = spec.partition(":")
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError as error:
+        raise LookupError(f"cannot import {module_name!r}: {error}") from None
+    for part in attribute.split("."):
+        if not hasattr(target, part):
+            raise LookupError(f"{module_name!r} has no {attribute!r}")
+        target = getattr(target, part)
+    if not callable(target):
+        raise LookupError(f"{spec!r} is not callable")
+    return target
+
