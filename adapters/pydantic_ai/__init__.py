@@ -116,19 +116,7 @@ class PydanticAIAdapter(Adapter):
         ACTIVE.on = True
         report.native = sorted(p.value for p in NATIVE_POINTS)
         super().activate(report)
-        _register_answers_when_imported()
 
     def deactivate(self) -> None:
         ACTIVE.on = False
         super().deactivate()
-
-
-def _register_answers_when_imported() -> None:
-    import wrapt
-
-    def register(_module: Any) -> None:
-        from hookport.adapters.pydantic_ai._runs import register_answers
-
-        register_answers()
-
-    wrapt.register_post_import_hook(register, "pydantic_ai.run")

@@ -59,6 +59,7 @@ async def execution(fields: dict[str, Any], prompt: Any, body: Callable[[], Awai
     run = boundary.open_execution(FRAMEWORK, **context)
     if run is None:
         return await body()
+    register_answers()
     token = None
     try:
         inputs = await run.abegin(prompt)
@@ -95,8 +96,15 @@ def _with_result_text(result: Any, text: str) -> Any:
     return clone
 
 
+_answers_registered = False
+
+
 def register_answers() -> None:
-    """Teach `OutputContext.text` the ``AgentRunResult`` of a run."""
+    """Teach `OutputContext.text` the ``AgentRunResult`` of a run (once per process, on the first run)."""
+    global _answers_registered
+    if _answers_registered:
+        return
     from pydantic_ai.run import AgentRunResult
 
     register_answer_type(AgentRunResult, _result_text, _with_result_text)
+    _answers_registered = True
