@@ -43,12 +43,12 @@ class HookportCapability(AbstractCapability[Any]):
             return await handler()
         fields = agent_fields(ctx.agent)
         enter_agent(fields)
-        return await _runs.execution(fields, ctx.prompt, lambda: self._turn(fields, handler))
+        return await _runs.execution(fields, ctx.prompt, lambda: self._turn(fields, ctx.prompt, handler))
 
-    async def _turn(self, agent: dict[str, Any], handler: Any) -> Any:
+    async def _turn(self, agent: dict[str, Any], prompt: Any, handler: Any) -> Any:
         name = agent.get("agent_role")
         fields = {k: v for k, v in agent.items() if k != "framework"}
-        prompt = _runs.current_prompt()
+        prompt = _runs.prompt_sent(prompt)
         await boundary.apre_step(FRAMEWORK, boundary.AGENT_TURN, name, prompt, point=boundary.TURN_START, **fields)
         started = time.perf_counter()
         result = await handler()

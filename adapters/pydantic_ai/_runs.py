@@ -39,9 +39,10 @@ class _Prompt:
 _prompt: ContextVar[_Prompt | None] = ContextVar("hookport_pydantic_ai_prompt", default=None)
 
 
-def current_prompt() -> Any:
+def prompt_sent(prompt: Any) -> Any:
+    """The prompt a run with `prompt` sends: INPUT's replacement for the outermost run's own."""
     held = _prompt.get()
-    return held.value if held is not None else None
+    return held.value if held is not None and prompt is held.original else prompt
 
 
 def replaced_prompt(node_prompt: Any) -> tuple[bool, Any]:

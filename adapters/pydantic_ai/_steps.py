@@ -3,9 +3,9 @@
 The three nodes of Pydantic AI's agent graph -- ``UserPromptNode``, ``ModelRequestNode``,
 ``CallToolsNode`` -- are steps, named by their class. They are patched on ``run`` in
 ``pydantic_ai._agent_graph`` rather than joined through the capability hook
-``wrap_node_run``: before 2.x-late releases a bare ``async for node in agent.iter(...)``
-does not fire ``wrap_node_run`` and Pydantic AI warns on every such loop as soon as any
-capability defines it, so joining would add warnings to user code and miss steps.
+``wrap_node_run``: in 1.107 and 2.0 a bare ``async for node in agent.iter(...)`` does not
+fire ``wrap_node_run``, and Pydantic AI warns on every such loop as soon as any capability
+defines it, so joining would add warnings to user code and miss steps.
 ``node.run`` is what every way of driving a run calls (``ModelRequestNode.run`` returns
 the streamed result after ``run_stream``). PRE_STEP's payload is the node, POST_STEP's the
 next node (a replacement redirects the graph) or ``End``.

@@ -47,7 +47,8 @@ def test_iter_with_a_bare_loop_is_one_execution_with_steps(pydantic_ai_adapter: 
 def test_a_nested_agent_is_one_execution_and_two_turns(pydantic_ai_adapter: Any) -> None:
     recorder = Recorder((P.EXECUTION_START, P.EXECUTION_END))
     turns: list[str] = []
-    register_hook(W.AGENT_TURN_START, lambda ctx: turns.append(ctx.step_name))
+    prompts: list[str] = []
+    register_hook(W.AGENT_TURN_START, lambda ctx: (turns.append(ctx.step_name), prompts.append(ctx.payload)))
     inner = make_agent(_Record([Turn.final("inner answer")]), "inner")
     outer_record = _Record([Turn.call("ask_inner", question="hi"), Turn.final("outer answer")])
     outer: Agent[None, str] = Agent(ScriptedModel(outer_record).model(), name="outer")
@@ -59,7 +60,7 @@ def test_a_nested_agent_is_one_execution_and_two_turns(pydantic_ai_adapter: Any)
 
     assert outer.run_sync("go").output == "outer answer"
     assert recorder.count(P.EXECUTION_START) == 1 and recorder.count(P.EXECUTION_END) == 1
-    assert turns == ["outer", "inner"]
+    assert turns == ["outer", "inner"] and prompts == ["go", "hi"]
 
 
 def test_input_replacement_reaches_the_model(harness: Any) -> None:
