@@ -47,23 +47,22 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from hookport.adapters._base import Adapter, InstallReport, Target
-from hookport.points import ExtensionPoint, InterceptionPoint
-from hookport.registry import has_hooks
+from hookport.points import InterceptionPoint
 
-from hookport.adapters.pydantic_ai._state import ACTIVE, buffered_streaming, set_stream_mode, stream_mode
+from hookport.adapters.pydantic_ai._state import (
+    ACTIVE,
+    NATIVE_POINTS,
+    buffered_streaming,
+    native_hooks_registered,
+    set_stream_mode,
+    stream_mode,
+)
 
 __all__ = ["PydanticAIAdapter", "buffered_streaming", "set_stream_mode", "stream_mode"]
 
 P = InterceptionPoint
 _GRAPH = "pydantic_ai._agent_graph"
 _STEPS = (P.PRE_STEP, P.POST_STEP)
-NATIVE_POINTS: tuple[Any, ...] = (
-    P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END,
-    ExtensionPoint.AGENT_TURN_START, ExtensionPoint.AGENT_TURN_END,
-    P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL,
-    P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL,
-)
-"""Served through hookport's capability (`_capability.HookportCapability`)."""
 
 
 def _inject(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -81,7 +80,7 @@ def _inject(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str
 def _add_capability(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``Agent.iter(...)`` of an agent built before install: hookport's capability for this run,
     when a hook is registered for one of its points (a run's extra capability is not free)."""
-    if ACTIVE.on and any(has_hooks(point) for point in NATIVE_POINTS):
+    if ACTIVE.on and native_hooks_registered():
         from hookport.adapters.pydantic_ai._capability import HookportCapability, holds
 
         if not holds(getattr(getattr(instance, "_root_capability", None), "capabilities", None) or ()):

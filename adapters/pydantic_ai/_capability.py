@@ -28,13 +28,28 @@ from hookport.reentry import hooks_off
 
 from hookport.adapters.pydantic_ai import _runs
 from hookport.adapters.pydantic_ai._models import HookedModel
-from hookport.adapters.pydantic_ai._state import ACTIVE, FRAMEWORK, agent_fields, enter_agent
+from hookport.adapters.pydantic_ai._state import ACTIVE, FRAMEWORK, agent_fields, enter_agent, native_hooks_registered
 from hookport.adapters.pydantic_ai._tools import hooked_tool_call
+
+
+@dataclass
+class _Idle(AbstractCapability[Any]):
+    """What a run gets when no hook is registered for these points: nothing to go through."""
+
+
+_IDLE = _Idle()
 
 
 @dataclass
 class HookportCapability(AbstractCapability[Any]):
     """hookport's points for the runs of one agent."""
+
+    async def for_run(self, ctx: Any) -> AbstractCapability[Any]:
+        """Itself when hooks are registered as the run starts; otherwise an idle capability, so a run
+        with no hooks pays nothing for the wrap chain (a hook registered mid-run applies from the next run)."""
+        if ACTIVE.on and not hooks_off.get() and native_hooks_registered():
+            return self
+        return _IDLE
 
     # -- run -----------------------------------------------------------------------------------
 

@@ -14,7 +14,24 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Literal
 
+from hookport.points import ExtensionPoint, InterceptionPoint
+from hookport.registry import has_hooks
+
 FRAMEWORK = "pydantic-ai"
+
+P = InterceptionPoint
+NATIVE_POINTS: tuple[Any, ...] = (
+    P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END,
+    ExtensionPoint.AGENT_TURN_START, ExtensionPoint.AGENT_TURN_END,
+    P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL,
+    P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL,
+)
+"""Served through hookport's capability (`_capability.HookportCapability`)."""
+
+
+def native_hooks_registered() -> bool:
+    """Whether a hook is registered (here, scoped ones included) for a point the capability serves."""
+    return any(has_hooks(point) for point in NATIVE_POINTS)
 
 StreamMode = Literal["passthrough", "buffered"]
 _MODES = ("passthrough", "buffered")
