@@ -23,8 +23,9 @@ called by ``Agent.__init__`` and ``Agent.override``); an agent built before
 ``install()`` gets one per run through ``Agent.iter(capabilities=...)`` (every
 entry point goes through ``iter``). Per agent, because Pydantic AI resolves a
 run's extra capabilities on every run (an empty one costs ~25% of a short run,
-one held by the agent ~0%). After ``uninstall()`` the agents that hold one let
-everything through.
+one held by the agent a few percent). A run that starts with no hook registered
+for these points gets an idle capability from ``for_run`` (no cost). After
+``uninstall()`` the agents that hold one let everything through.
 The model points go one level deeper than ``wrap_model_request`` itself: that
 hook may call its handler only once (2.x), and a wrap hook's retry must re-issue
 the real request, so it swaps in a ``WrapperModel`` around the serving model
