@@ -50,6 +50,7 @@ BUILTIN: dict[str, str] = {
     "mcp": "hookport.adapters.mcp:MCPAdapter",
     "anthropic": "hookport.adapters.anthropic_sdk:AnthropicAdapter",
     "openai-agents": "hookport.adapters.openai_agents:OpenAIAgentsAdapter",
+    "pydantic-ai": "hookport.adapters.pydantic_ai:PydanticAIAdapter",
 }
 ENTRY_POINT_GROUP = "hookport.adapters"
 

@@ -142,7 +142,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args(argv)
-    only = {n.strip() for n in args.only.split(",")} if args.only else None
+    only = {n.strip().replace("-", "_") for n in args.only.split(",")} if args.only else None  # module names
     rows = [measure(bench, args.rounds) for bench in discover(only)]
     print(table(rows))
     if args.json:

@@ -191,7 +191,7 @@ class FrameworkEnv:
         exact = " ".join(p for p in self.pins if "==" in p)
         what = f"{self.distribution} {self.version}" + (" on wrapt 1.x" if self.wrapt1 else "")
         what += f" on Python {self.python}" if self.python else ""
-        own_tests = f"tests/adapters/{self.framework.replace('-', '_')}"
+        own_tests = f"tests/adapters/{test_folder(self.framework)}"
         suites = " ".join(["tests/conformance", *([own_tests] if (ROOT / own_tests).is_dir() else []), DOCTOR_TESTS])
         return "\n".join(
             [
@@ -213,6 +213,11 @@ class FrameworkEnv:
                 ),
             ]
         )
+
+
+def test_folder(framework: str) -> str:
+    """The adapter's test folder: its name spelled as a Python package (``pydantic-ai`` -> ``pydantic_ai``)."""
+    return framework.replace("-", "_")
 
 
 @dataclass(frozen=True)
@@ -280,9 +285,8 @@ def plan_envs(
         if not kept:
             note(f"{decl.framework}: every declared version is inside the cooldown, no envs")
             continue
-        folder = decl.framework.replace("-", "_")  # a package name cannot hold "-"
-        if not (ROOT / "tests" / "adapters" / folder / "harness.py").is_file():
-            note(f"{decl.framework}: tests/adapters/{folder}/harness.py is missing; its envs will fail")
+        if not (ROOT / "tests" / "adapters" / test_folder(decl.framework) / "harness.py").is_file():
+            note(f"{decl.framework}: tests/adapters/{test_folder(decl.framework)}/harness.py is missing; its envs will fail")
         installable = [v for v, pins in kept if resolver is None or resolver.check(f"{decl.framework} {v}", pins)]
         skipped.extend(
             f"{decl.framework} {v} (its pins do not install together: its env is kept, and fails until they do)"

@@ -1,0 +1,90 @@
+"""`HookportCapability`: hookport joined to Pydantic AI's own capability hooks.
+
+Every agent built while the adapter is installed holds one (it joins the capabilities
+Pydantic AI injects itself, ``_inject_auto_capabilities``); a run of an agent built
+before gets one through ``Agent.iter(capabilities=[...])`` (``run``, ``run_sync`` and
+``run_stream`` all go through ``iter``). The agent's own capabilities keep working as
+before. It keeps no state: one instance serves every run of its agent, concurrent ones
+too, and once the adapter is uninstalled it lets everything through.
+
+- ``wrap_run``: EXECUTION_START / INPUT ... OUTPUT / EXECUTION_END for the outermost
+  run, and AGENT_TURN_START / AGENT_TURN_END around every agent run (nested ones too);
+- ``wrap_model_request``: puts a `HookedModel` in front of the model that serves the
+  request (see `_models`);
+- ``wrap_tool_execute``: the tool points (see `_tools`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_ai.capabilities import AbstractCapability
+
+from hookport import boundary
+from hookport.calls import model_hooks_active
+from hookport.reentry import hooks_off
+
+from hookport.adapters.pydantic_ai import _runs
+from hookport.adapters.pydantic_ai._models import HookedModel
+from hookport.adapters.pydantic_ai._state import ACTIVE, FRAMEWORK, agent_fields, enter_agent, native_hooks_registered
+from hookport.adapters.pydantic_ai._tools import hooked_tool_call
+
+
+@dataclass
+class _Idle(AbstractCapability[Any]):
+    """What a run gets when no hook is registered for these points: nothing to go through."""
+
+
+_IDLE = _Idle()
+
+
+@dataclass
+class HookportCapability(AbstractCapability[Any]):
+    """hookport's points for the runs of one agent."""
+
+    async def for_run(self, ctx: Any) -> AbstractCapability[Any]:
+        """Itself when hooks are registered as the run starts; otherwise an idle capability, so a run
+        with no hooks pays nothing for the wrap chain (a hook registered mid-run applies from the next run)."""
+        if ACTIVE.on and not hooks_off.get() and native_hooks_registered():
+            return self
+        return _IDLE
+
+    # -- run -----------------------------------------------------------------------------------
+
+    async def wrap_run(self, ctx: Any, *, handler: Any) -> Any:
+        if not ACTIVE.on or hooks_off.get():
+            return await handler()
+        fields = agent_fields(ctx.agent)
+        enter_agent(fields)
+        return await _runs.execution(fields, ctx.prompt, lambda: self._turn(fields, ctx.prompt, handler))
+
+    async def _turn(self, agent: dict[str, Any], prompt: Any, handler: Any) -> Any:
+        name = agent.get("agent_role")
+        fields = {k: v for k, v in agent.items() if k != "framework"}
+        prompt = _runs.prompt_sent(prompt)
+        await boundary.apre_step(FRAMEWORK, boundary.AGENT_TURN, name, prompt, point=boundary.TURN_START, **fields)
+        started = time.perf_counter()
+        result = await handler()
+        return await boundary.apost_step(FRAMEWORK, boundary.AGENT_TURN, name, result, started=started,
+                                         point=boundary.TURN_END, **fields)
+
+    # -- model -----------------------------------------------------------------------------------
+
+    async def wrap_model_request(self, ctx: Any, *, request_context: Any, handler: Any) -> Any:
+        if ACTIVE.on and model_hooks_active() and not isinstance(request_context.model, HookedModel):
+            request_context.model = HookedModel(request_context.model, agent_fields(ctx.agent))
+        return await handler(request_context)
+
+    # -- tools -----------------------------------------------------------------------------------
+
+    async def wrap_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any, args: Any, handler: Any) -> Any:
+        if not ACTIVE.on:
+            return await handler(args)
+        return await hooked_tool_call(agent_fields(ctx.agent), call, args, handler)
+
+
+def holds(capabilities: Any) -> bool:
+    """Whether a list of capabilities already has hookport's."""
+    return any(type(capability) is HookportCapability for capability in capabilities)

@@ -1,0 +1,52 @@
+"""PRE_TOOL_CALL / POST_TOOL_CALL (and the wrap hooks) in ``wrap_tool_execute``.
+
+Pydantic AI runs every tool call -- function tools, toolsets, MCP servers -- through
+its ``ToolManager``, which calls the capabilities' ``wrap_tool_execute`` with the
+validated arguments and a ``handler`` that executes the tool (output tools are
+left out by Pydantic AI itself). hookport's sequence sits in that hook:
+
+- PRE hooks see the validated arguments as a dict copy; edits go to ``handler``;
+- a refusal returns the refusal text as the tool's result: the model receives it as
+  the tool return of that call and the run goes on; the tool body never runs and,
+  since it is a result and not ``ModelRetry``, nothing runs the refused tool again;
+- wrap hooks sit around ``handler`` (which may be called again, or not at all);
+- a POST string replaces the result the model receives.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hookport.calls import ToolShape, atool_call, tool_hooks_active
+from hookport.contexts import ToolCallHookContext
+from hookport.errors import HookAborted
+
+REFUSAL = "The tool call was denied: {reason}"
+"""What the model receives for a refused call (Pydantic AI's own wording for a denied tool call,
+``ToolDenied``, with the reason)."""
+
+
+class _ToolShape(ToolShape[Any]):
+    def refusal_text(self, ctx: ToolCallHookContext, refusal: HookAborted) -> str:
+        return REFUSAL.format(reason=refusal.reason)
+
+    def replace(self, result: Any, text: str) -> Any:
+        return text
+
+
+SHAPE = _ToolShape()
+
+
+async def hooked_tool_call(fields: dict[str, Any], call: Any, args: Any, handler: Any) -> Any:
+    """One tool execution: `handler(args)` runs the tool's whole execution lifecycle."""
+    if not tool_hooks_active():
+        return await handler(args)
+    tool_input = copy.deepcopy(args) if isinstance(args, dict) else {"args": args}
+    ctx = ToolCallHookContext(call.tool_name, tool_input, tool_call_id=call.tool_call_id,
+                              metadata={"call": call}, **fields)
+
+    async def run(c: ToolCallHookContext) -> Any:
+        return await handler(c.tool_input if isinstance(args, dict) else args)
+
+    return await atool_call(ctx, run, SHAPE)
