@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import importlib
 import copy
 import json
 import threading
@@ -33,7 +34,13 @@ from google.genai import types  # noqa: E402
 from pydantic import PrivateAttr  # noqa: E402
 
 from hookport.adapters._versions import installed_version, release  # noqa: E402
+from hookport.adapters.google_adk import tool_site  # noqa: E402
 from tests.conformance.harness import Entry, Harness, RunResult, ToolCall, Turn, number_tool_calls  # noqa: E402
+
+# ADK imports its flow and tool modules on the first run; importing them here makes "the framework
+# imported before install" (tests/conformance/lifecycle_probe.py) mean every module the adapter patches.
+importlib.import_module("google.adk.flows.llm_flows.base_llm_flow")
+importlib.import_module(tool_site(installed_version("google-adk"))[0])
 
 REFUSAL = "Tool call {tool} was refused: {reason}"
 ADK = release(installed_version("google-adk") or "0")
