@@ -16,7 +16,6 @@ Content objects; the ones in ADK's session are never changed.
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
@@ -41,7 +40,7 @@ class MessageView:
                 self._add(message, role, parts)
 
     def _add(self, message: Message, role: str, parts: list[types.Part]) -> None:
-        self._origins[id(message)] = (copy.deepcopy(message), role, parts)
+        self._origins[id(message)] = (_snapshot(message), role, parts)
         self.messages.append(message)
 
     def changed(self) -> bool:
@@ -72,6 +71,15 @@ class MessageView:
             else:
                 contents.append(types.Content(role=role, parts=parts))
         return contents, ("\n\n".join(system) if system else None)
+
+
+def _snapshot(message: Message) -> Message:
+    """A copy deep enough for the dicts built here (strings, and tool calls one level down);
+    `copy.deepcopy` would cost more than the rest of the conversion."""
+    calls = message.get("tool_calls")
+    if calls is None:
+        return dict(message)
+    return {**message, "tool_calls": [{**call, "function": dict(call["function"])} for call in calls]}
 
 
 def _joinable(previous: types.Content, parts: list[types.Part]) -> bool:
