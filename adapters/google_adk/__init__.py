@@ -12,7 +12,7 @@ Where each point fires:
 | PRE_STEP / POST_STEP ``kind="llm_step"`` | ``BaseLlmFlow._run_one_step_async``: one model request and the tool calls it asked for |
 | PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``BaseLlmFlow._run_and_handle_error``, which ADK hands the response generator of whatever ``BaseLlm`` the agent uses |
 | PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ADK's ``_call_tool_async(tool, args, tool_context)``: function, MCP and agent tools, each call of a parallel batch |
-| (context) | ``google.adk.runners.create_thread``: ``Runner.run``'s thread gets a copy of the caller's context |
+| (context) | ``google.adk.runners.create_thread``: ``Runner.run``'s thread gets a copy of the caller's context; what the run raised there is re-raised in the caller (ADK < 2.10 drops it) |
 
 Native or patched, and why. ADK's own hook system, plugins (``BasePlugin``,
 registered per runner, the same callback set in every supported release) with

@@ -10,8 +10,8 @@
 - ``Runner.run`` starts that thread with ``create_thread`` and, before ADK 2.10,
   without the caller's context variables and dropping what the thread raised. The
   adapter hands the thread a copy of the caller's context (scoped hooks, the current
-  execution, the re-entrancy flag follow the run) and re-raises a hookport abort
-  the thread raised in the caller, as ADK 2.10+ does for every error.
+  execution, the re-entrancy flag follow the run) and re-raises in the caller what
+  the run raised on the thread, as ADK 2.10+ does itself.
 - ``BaseAgent.run_async`` is one agent turn (AGENT_TURN_START / AGENT_TURN_END,
   named by the agent), around the agent's ``before_agent`` / ``after_agent`` callbacks.
 - ``BaseLlmFlow._run_one_step_async`` is one step (``kind="llm_step"``): a model
@@ -35,7 +35,6 @@ from hookport.adapters.google_adk._messages import content_text
 from hookport.adapters.google_adk._state import FRAMEWORK, agent_fields
 from hookport.answers import register_answer_type
 from hookport.boundary import Execution, boundary_hooks_active, current_execution, entered, open_execution
-from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
 from hookport.registry import has_hooks
 
@@ -50,10 +49,10 @@ _END_POINTS = (P.OUTPUT, P.EXECUTION_END)
 class _ThreadOutcome:
     """What the run on ``Runner.run``'s thread raised, for the caller's thread."""
 
-    __slots__ = ("aborted",)
+    __slots__ = ("error",)
 
     def __init__(self) -> None:
-        self.aborted: HookAborted | None = None
+        self.error: Exception | None = None
 
 
 _sync_run: ContextVar[_ThreadOutcome | None] = ContextVar("hookport_adk_sync_run", default=None)
@@ -69,7 +68,7 @@ def thread_with_context(wrapped: Any, instance: Any, args: tuple[Any, ...], kwar
 
 
 def sync_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``Runner.run``: its events, then the abort its thread raised (which ADK < 2.10 drops)."""
+    """``Runner.run``: its events, then the error its thread raised (which ADK < 2.10 drops)."""
     return _sync_events(wrapped(*args, **kwargs))
 
 
@@ -87,8 +86,8 @@ def _sync_events(events: Iterator[Event]) -> Iterator[Event]:
             yield event
     finally:
         events.close()
-    if outcome.aborted is not None:
-        raise outcome.aborted
+    if outcome.error is not None:  # ADK < 2.10 ended the stream quietly; 2.10+ raised it above
+        raise outcome.error
 
 
 # -- runs -----------------------------------------------------------------------------------------
@@ -109,8 +108,8 @@ async def _noting_aborts(events: AsyncIterator[Event], outcome: _ThreadOutcome) 
         async with aclosing(events) as stream:  # type: ignore[type-var]
             async for event in stream:
                 yield event
-    except HookAborted as aborted:
-        outcome.aborted = aborted
+    except Exception as error:
+        outcome.error = error
         raise
 
 
@@ -163,8 +162,8 @@ async def _run(wrapped: Any, runner: Any, args: tuple[Any, ...], kwargs: dict[st
 
 
 def _note(outcome: _ThreadOutcome | None, error: BaseException) -> None:
-    if outcome is not None and isinstance(error, HookAborted):
-        outcome.aborted = error
+    if outcome is not None and isinstance(error, Exception):
+        outcome.error = error
 
 
 async def _begin(run: Execution, kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from google.adk.runners import InMemoryRunner  # noqa: E402
 from google.genai import types  # noqa: E402
 from pydantic import PrivateAttr  # noqa: E402
 
-from hookport.adapters._versions import installed_version, release  # noqa: E402
+from hookport.adapters._versions import installed_version  # noqa: E402
 from hookport.adapters.google_adk import tool_site  # noqa: E402
 from tests.conformance.harness import Entry, Harness, RunResult, ToolCall, Turn, number_tool_calls  # noqa: E402
 
@@ -43,7 +43,6 @@ importlib.import_module("google.adk.flows.llm_flows.base_llm_flow")
 importlib.import_module(tool_site(installed_version("google-adk"))[0])
 
 REFUSAL = "Tool call {tool} was refused: {reason}"
-ADK = release(installed_version("google-adk") or "0")
 
 
 class Record:
@@ -175,18 +174,12 @@ def in_a_thread(call: Callable[[], Any]) -> Any:
         return pool.submit(context.run, call).result()
 
 
-_OLD_SYNC = (
-    "ADK before 2.10 drops what its Runner.run thread raised (the stream just ends; 2.10 made it "
-    "re-raise): EXECUTION_END(failed) fires, but the caller sees no error; run_async raises it"
-)
-
-
 class GoogleADKHarness(Harness):
     framework: ClassVar[str] = "google-adk"
     import_name: ClassVar[str] = "google.adk"
     entries: ClassVar[tuple[Entry, ...]] = ("sync", "async", "stream")
     step_kind: ClassVar[str | None] = "llm_step"
-    not_offered: ClassVar[dict[str, str]] = {"end_on_model_error": _OLD_SYNC} if ADK < (2, 10) else {}
+    not_offered: ClassVar[dict[str, str]] = {}
 
     def __init__(self) -> None:
         self._current: Record | None = None
