@@ -46,10 +46,11 @@ never runs and nothing retries it.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from hookport.adapters._base import Adapter, InstallReport, Target
+from hookport.adapters._base import Adapter, InstallReport, Target, Wrapper
 from hookport.adapters._versions import installed_version, release
 from hookport.points import ExtensionPoint, InterceptionPoint
 
@@ -80,49 +81,18 @@ def tool_site(version: str | None) -> tuple[str, str]:
     return TOOL_SITES[-1][1:]
 
 
-# The wrappers import ADK only when ADK calls them (install-before-import works).
+def _lazy(module: str, function: str) -> Wrapper:
+    """A wrapper that imports ``hookport.adapters.google_adk.<module>`` (and so ADK) on its first call,
+    so installing before ``import google.adk`` works."""
+    found: list[Wrapper] = []
 
+    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if not found:
+            found.append(getattr(importlib.import_module(f"{__name__}.{module}"), function))
+        return found[0](wrapped, instance, args, kwargs)
 
-def _create_thread(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    from hookport.adapters.google_adk._runs import thread_with_context
-
-    return thread_with_context(wrapped, instance, args, kwargs)
-
-
-def _run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    from hookport.adapters.google_adk._runs import sync_run
-
-    return sync_run(wrapped, instance, args, kwargs)
-
-
-def _run_async(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    from hookport.adapters.google_adk._runs import run_entry
-
-    return run_entry(wrapped, instance, args, kwargs)
-
-
-def _agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    from hookport.adapters.google_adk._runs import agent_turn
-
-    return agent_turn(wrapped, instance, args, kwargs)
-
-
-def _one_step(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    from hookport.adapters.google_adk._runs import llm_step
-
-    return llm_step(wrapped, instance, args, kwargs)
-
-
-def _model_request(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    from hookport.adapters.google_adk._models import model_request
-
-    return model_request(wrapped, instance, args, kwargs)
-
-
-def _tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    from hookport.adapters.google_adk._tools import tool_run
-
-    return tool_run(wrapped, instance, args, kwargs)
+    wrapper.__name__ = function
+    return wrapper
 
 
 class GoogleADKAdapter(Adapter):
@@ -136,13 +106,15 @@ class GoogleADKAdapter(Adapter):
     def targets(self) -> Sequence[Target]:
         tool_module, tool_function = tool_site(installed_version(self.distribution))
         return (
-            Target(_RUNNERS, "create_thread", _create_thread, _BOUNDARY, "sync"),
-            Target(_RUNNERS, "Runner.run", _run, _BOUNDARY, "stream"),
-            Target(_RUNNERS, "Runner.run_async", _run_async, _BOUNDARY, "astream"),
-            Target("google.adk.agents.base_agent", "BaseAgent.run_async", _agent_run, _TURN, "astream"),
-            Target(_FLOW, "BaseLlmFlow._run_one_step_async", _one_step, (P.PRE_STEP, P.POST_STEP), "astream"),
-            Target(_FLOW, "BaseLlmFlow._run_and_handle_error", _model_request, _MODEL, "astream"),
-            Target(tool_module, tool_function, _tool_run, _TOOL, "async"),
+            Target(_RUNNERS, "create_thread", _lazy("_runs", "thread_with_context"), _BOUNDARY, "sync"),
+            Target(_RUNNERS, "Runner.run", _lazy("_runs", "sync_run"), _BOUNDARY, "stream"),
+            Target(_RUNNERS, "Runner.run_async", _lazy("_runs", "run_entry"), _BOUNDARY, "astream"),
+            Target("google.adk.agents.base_agent", "BaseAgent.run_async", _lazy("_runs", "agent_turn"), _TURN,
+                   "astream"),
+            Target(_FLOW, "BaseLlmFlow._run_one_step_async", _lazy("_runs", "llm_step"), (P.PRE_STEP, P.POST_STEP),
+                   "astream"),
+            Target(_FLOW, "BaseLlmFlow._run_and_handle_error", _lazy("_models", "model_request"), _MODEL, "astream"),
+            Target(tool_module, tool_function, _lazy("_tools", "tool_run"), _TOOL, "async"),
         )
 
     def activate(self, report: InstallReport) -> None:
