@@ -21,6 +21,7 @@ from hookport import (
 from hookport.compat import praisonai as p
 
 P = InterceptionPoint
+W = ExtensionPoint
 
 
 def tool_ctx(name: str = "search", args: dict | None = None) -> ToolCallHookContext:  # type: ignore[type-arg]
@@ -89,7 +90,7 @@ def test_after_tool_additional_context_deny_and_tool_output() -> None:
     p.add_hook("after_tool", lambda data: p.HookResult(additional_context="(checked)"))
     ctx = tool_ctx()
     ctx.tool_result = "result"
-    assert dispatch(P.POST_TOOL_CALL, ctx).tool_result == "result\n(checked)"
+    assert dispatch(P.POST_TOOL_CALL, ctx).tool_result == "result\n\n(checked)"  # PraisonAI joins with a blank line
     p.get_default_registry().clear()
 
     @p.add_hook("after_tool")
@@ -131,8 +132,9 @@ def test_agent_session_and_error_events() -> None:
     p.add_hook("session_start", lambda data: seen.append(("session_start", data.source)))
     p.add_hook("session_end", lambda data: seen.append(("session_end", data.reason)))
     p.add_hook("on_error", lambda data: seen.append(("on_error", data.error_type)))
-    dispatch(P.PRE_STEP, StepContext("hello", kind="agent", step_name="a"))
-    dispatch(P.POST_STEP, StepContext("bye", kind="agent", step_name="a"))
+    dispatch(W.AGENT_TURN_START, StepContext("hello", kind="agent_turn", step_name="a"))
+    dispatch(P.POST_STEP, StepContext("not a turn", kind="task", step_name="a"))
+    dispatch(W.AGENT_TURN_END, StepContext("bye", kind="agent_turn", step_name="a", duration_ms=12.5))
     dispatch(P.EXECUTION_START, InterceptionContext({}))
     dispatch(P.EXECUTION_END, ExecutionEndContext("ok", status="completed"))
     dispatch(P.EXECUTION_END, ExecutionEndContext(None, status="failed", error=KeyError("k")))
@@ -142,10 +144,10 @@ def test_agent_session_and_error_events() -> None:
 
 def test_before_agent_prompt_rewrite_and_deny() -> None:
     p.add_hook("before_agent", lambda data: p.HookResult(modified_input={"prompt": "rewritten"}))
-    assert dispatch(P.PRE_STEP, StepContext("hello", kind="agent")).payload == "rewritten"
+    assert dispatch(W.AGENT_TURN_START, StepContext("hello", kind="agent_turn")).payload == "rewritten"
     p.add_hook("before_agent", lambda data: "stop")
     with pytest.raises(HookAborted, match="stop"):
-        dispatch(P.PRE_STEP, StepContext("hello", kind="agent"))
+        dispatch(W.AGENT_TURN_START, StepContext("hello", kind="agent_turn"))
 
 
 def test_before_tool_definitions_extension_point() -> None:
@@ -209,12 +211,13 @@ def test_hooks_config_registers_and_unregisters() -> None:
     config = p.HooksConfig(on_step=steps.append, on_tool_call=tools.append)
     config.register()
     dispatch(P.PRE_TOOL_CALL, tool_ctx())
-    dispatch(P.POST_STEP, StepContext("answer", kind="agent"))
+    dispatch(W.AGENT_TURN_END, StepContext("answer", kind="agent_turn"))
     config.unregister()
     dispatch(P.PRE_TOOL_CALL, tool_ctx())
-    assert steps == ["answer"]
+    dispatch(W.AGENT_TURN_END, StepContext("later", kind="agent_turn"))
+    assert [(type(s).__name__, s.content) for s in steps] == [("ModelResponse", "answer")]  # type: ignore[attr-defined]
     assert [(t.tool_name, t.arguments) for t in tools] == [("search", {"q": "x"})]  # type: ignore[attr-defined]
-    with pytest.raises(ValueError, match="middleware"):
+    with pytest.raises(TypeError, match="not PraisonAI middleware"):
         p.HooksConfig(middleware=[object()]).register()
 
 
