@@ -51,6 +51,7 @@ BUILTIN: dict[str, str] = {
     "anthropic": "hookport.adapters.anthropic_sdk:AnthropicAdapter",
     "openai-agents": "hookport.adapters.openai_agents:OpenAIAgentsAdapter",
     "pydantic-ai": "hookport.adapters.pydantic_ai:PydanticAIAdapter",
+    "google-adk": "hookport.adapters.google_adk:GoogleADKAdapter",
 }
 ENTRY_POINT_GROUP = "hookport.adapters"
 

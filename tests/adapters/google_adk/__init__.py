@@ -1,0 +1,3 @@
+"""Tests of the google-adk adapter."""
+
+FRAMEWORK_MODULE = "google.adk"
