@@ -46,6 +46,7 @@ BUILTIN: dict[str, str] = {
     "langchain": "hookport.adapters.langchain:LangChainAdapter",
     "crewai": "hookport.adapters.crewai:CrewAIAdapter",
     "praisonai": "hookport.adapters.praisonai:PraisonAIAdapter",
+    "agent-framework": "hookport.adapters.agent_framework:AgentFrameworkAdapter",
 }
 ENTRY_POINT_GROUP = "hookport.adapters"
 
