@@ -191,7 +191,7 @@ class FrameworkEnv:
         exact = " ".join(p for p in self.pins if "==" in p)
         what = f"{self.distribution} {self.version}" + (" on wrapt 1.x" if self.wrapt1 else "")
         what += f" on Python {self.python}" if self.python else ""
-        own_tests = f"tests/adapters/{self.framework}"
+        own_tests = f"tests/adapters/{self.framework.replace('-', '_')}"  # google-adk -> google_adk
         suites = " ".join(["tests/conformance", *([own_tests] if (ROOT / own_tests).is_dir() else []), DOCTOR_TESTS])
         return "\n".join(
             [
@@ -280,8 +280,9 @@ def plan_envs(
         if not kept:
             note(f"{decl.framework}: every declared version is inside the cooldown, no envs")
             continue
-        if not (ROOT / "tests" / "adapters" / decl.framework / "harness.py").is_file():
-            note(f"{decl.framework}: tests/adapters/{decl.framework}/harness.py is missing; its envs will fail")
+        folder = decl.framework.replace("-", "_")
+        if not (ROOT / "tests" / "adapters" / folder / "harness.py").is_file():
+            note(f"{decl.framework}: tests/adapters/{folder}/harness.py is missing; its envs will fail")
         installable = [v for v, pins in kept if resolver is None or resolver.check(f"{decl.framework} {v}", pins)]
         skipped.extend(
             f"{decl.framework} {v} (its pins do not install together: its env is kept, and fails until they do)"

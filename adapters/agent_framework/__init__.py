@@ -54,9 +54,9 @@ from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import has_hooks
 
 from hookport.adapters.agent_framework._layers import ClientLayersError
-from hookport.adapters.agent_framework._state import ACTIVE
+from hookport.adapters.agent_framework._state import ACTIVE, buffered_streaming, set_stream_mode, stream_mode
 
-__all__ = ["AgentFrameworkAdapter", "ClientLayersError"]
+__all__ = ["AgentFrameworkAdapter", "ClientLayersError", "buffered_streaming", "set_stream_mode", "stream_mode"]
 
 P = InterceptionPoint
 _MIDDLEWARE = "agent_framework._middleware"

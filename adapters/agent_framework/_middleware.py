@@ -24,7 +24,7 @@ from hookport.reentry import hooks_off
 
 from hookport.adapters.agent_framework._layers import layer_problem
 from hookport.adapters.agent_framework._messages import MessageView, response_text, with_response_text, _result_text
-from hookport.adapters.agent_framework._state import ACTIVE, FRAMEWORK, AbortEscape, RunState, current_run
+from hookport.adapters.agent_framework._state import ACTIVE, FRAMEWORK, AbortEscape, RunState, current_run, stream_mode
 
 P = InterceptionPoint
 STEP_KIND = "tool_loop"
@@ -128,6 +128,9 @@ async def _streamed(context: Any, call_next: Callable[[], Awaitable[None]], ctx:
     stream = context.result
     if stream is None or not hasattr(stream, "with_result_hook"):
         return
+    if stream_mode() == "buffered":
+        context.result = await _buffered(stream, ctx, started)
+        return
 
     async def after(response: Any) -> Any:
         ctx.duration_ms = (perf_counter() - started) * 1000.0
@@ -138,6 +141,25 @@ async def _streamed(context: Any, call_next: Callable[[], Awaitable[None]], ctx:
         return response
 
     context.result = stream.with_result_hook(after)
+
+
+async def _buffered(stream: Any, ctx: LLMCallHookContext, started: float) -> Any:
+    """Read the whole streamed answer first, run POST on it, then stream the (possibly
+    replaced) answer: a replacement reaches the chunks as well as the final response."""
+    from agent_framework import ChatResponseUpdate, ResponseStream
+
+    response = await stream.get_final_response()
+    ctx.duration_ms = (perf_counter() - started) * 1000.0
+    ctx.response = original = response_text(response)
+    await adispatch(P.POST_MODEL_CALL, ctx)
+    if ctx.response is not None and ctx.response != original:
+        response = with_response_text(response, ctx.response, "chat")
+
+    async def updates() -> Any:
+        for message in response.messages:
+            yield ChatResponseUpdate(role=message.role, contents=list(message.contents))
+
+    return ResponseStream(updates(), finalizer=lambda _: response)
 
 
 # -- tool calls ----------------------------------------------------------------------------------------
@@ -154,7 +176,7 @@ class HookportFunctionMiddleware(FunctionMiddleware):
         run = current_run.get()
         arguments = context.arguments
         tool_input = dict(arguments) if isinstance(arguments, dict) else _as_dict(arguments)
-        ctx = ToolCallHookContext(context.function.name, tool_input, context.function,
+        ctx = ToolCallHookContext(context.function.name, dict(tool_input), context.function,
                                   tool_call_id=(context.metadata or {}).get("call_id"),
                                   agent=run.agent if run else None, agent_role=run.name if run else None,
                                   framework=FRAMEWORK)

@@ -33,6 +33,19 @@ from hookport.adapters.agent_framework._layers import check_client
 from hookport.adapters.agent_framework._middleware import close_step
 from hookport.adapters.agent_framework._state import ACTIVE, FRAMEWORK, AbortEscape, RunState, current_run
 
+from hookport.adapters.agent_framework._messages import response_text, with_response_text
+from hookport.answers import register_answer_type
+
+
+def _register_answer_type() -> None:
+    """``OutputContext.text`` reads and replaces an ``AgentResponse``'s answer text (once, on the first run)."""
+    from agent_framework import AgentResponse
+
+    register_answer_type(AgentResponse, response_text, lambda value, text: with_response_text(value, text, "agent"))
+
+
+_register_answer_type()
+
 P = InterceptionPoint
 _RUN_POINTS = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END, ExtensionPoint.AGENT_TURN_START,
                ExtensionPoint.AGENT_TURN_END, P.PRE_STEP, P.POST_STEP)

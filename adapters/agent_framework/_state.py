@@ -3,8 +3,10 @@ the run into the framework's tasks and parallel tool calls)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Literal
 
 from hookport.errors import HookAborted
 
@@ -48,3 +50,30 @@ class AbortEscape(BaseException):
     def __init__(self, aborted: HookAborted) -> None:
         super().__init__(aborted.reason)
         self.aborted = aborted
+
+
+StreamMode = Literal["live", "buffered"]
+_stream_mode: ContextVar[StreamMode] = ContextVar("hookport_agent_framework_stream_mode", default="live")
+
+
+def stream_mode() -> StreamMode:
+    """``live`` (default): a streamed model request's chunks pass as they come and a POST_MODEL_CALL
+    replacement reaches its final response only; ``buffered``: the request is read whole first, so a
+    replacement reaches the chunks too."""
+    return _stream_mode.get()
+
+
+def set_stream_mode(mode: StreamMode) -> None:
+    if mode not in ("live", "buffered"):
+        raise ValueError(f"stream mode must be 'live' or 'buffered', not {mode!r}")
+    _stream_mode.set(mode)
+
+
+@contextmanager
+def buffered_streaming() -> Iterator[None]:
+    """A block in which streamed model requests are read whole before POST_MODEL_CALL runs."""
+    token = _stream_mode.set("buffered")
+    try:
+        yield
+    finally:
+        _stream_mode.reset(token)

@@ -146,7 +146,22 @@ class AgentFrameworkHarness(Harness):
     import_name: ClassVar[str] = "agent_framework"
     entries: ClassVar[tuple[Entry, ...]] = ("sync", "async", "stream")
     step_kind: ClassVar[str | None] = "tool_loop"
-    not_offered: ClassVar[dict[str, str]] = {}
+    not_offered: ClassVar[dict[str, str]] = {
+        scenario: (
+            "Agent Framework is async only: every model request and tool call runs on an event loop, where a "
+            "wrap hook's call_next returns an awaitable, so a plain `def` wrap hook cannot see the call fail "
+            "and cannot retry it or fall back; an `async def` wrap hook (`await call_next(ctx)`) can "
+            "(tests/adapters/agent_framework/test_wrap.py)"
+        )
+        for scenario in ("wrap__retry_reissues_the_model_request", "wrap__fallback_answers_when_the_model_fails",
+                         "middleware__tool_retry_reruns_a_failing_call")
+    } | {
+        "middleware__user_decorators_before_after_wrap": (
+            "Agent Framework makes every model request on an event loop, and the scenario's `@wrap_model_call` is "
+            "a sync-only LangChain middleware with no async form to run there (as on LangChain's own agents "
+            "under ainvoke)"
+        ),
+    }
 
     def __init__(self) -> None:
         self.tool_runs: list[tuple[str, dict[str, Any]]] | None = None
@@ -177,6 +192,11 @@ class AgentFrameworkHarness(Harness):
             error = caught
         return RunResult(output=output_text(output), error=error, model_inputs=requests, tool_runs=tool_runs)
 
+    def buffered_streaming(self) -> Any:
+        from hookport.adapters.agent_framework import buffered_streaming
+
+        return buffered_streaming()
+
     def refusal_text(self, tool: str, reason: str) -> str:
         return f"Error: Tool call {tool} was refused"
 
@@ -205,9 +225,11 @@ def _run_coroutine(coroutine: Any) -> Any:
     except RuntimeError:
         return asyncio.run(coroutine)
     import concurrent.futures
+    import contextvars
 
+    context = contextvars.copy_context()  # the hook's context: its calls are not hooked again
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
+        return pool.submit(context.run, asyncio.run, coroutine).result()
 
 
 HARNESS = AgentFrameworkHarness
