@@ -20,7 +20,6 @@ from hookport.boundary import (
     Execution,
     apost_step,
     apre_step,
-    boundary_hooks_active,
     entered,
     open_execution,
 )
@@ -102,13 +101,18 @@ class _Run:
             self.execution.close()
 
 
-def run_hooks_wanted() -> bool:
-    return any(has_hooks(point) for point in _RUN_POINTS) or boundary_hooks_active()
+_ALL_POINTS = (*_RUN_POINTS, P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL,
+               P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
+
+
+def any_hooks() -> bool:
+    """Whether a run here could dispatch anything (the run's state is only kept then)."""
+    return any(has_hooks(point) for point in _ALL_POINTS)
 
 
 def agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``AgentMiddlewareLayer.run(messages, *, stream=False, ...)``."""
-    if not ACTIVE.on:
+    if not ACTIVE.on or current_run.get() is None and not any_hooks():
         return wrapped(*args, **kwargs)
     messages = args[0] if args else kwargs.pop("messages", None)
     rest = args[1:]
