@@ -151,7 +151,7 @@ class AgentFrameworkHarness(Harness):
             "Agent Framework is async only: every model request and tool call runs on an event loop, where a "
             "wrap hook's call_next returns an awaitable, so a plain `def` wrap hook cannot see the call fail "
             "and cannot retry it or fall back; an `async def` wrap hook (`await call_next(ctx)`) can "
-            "(tests/adapters/agent_framework/test_wrap.py)"
+            "(tests/adapters/agent_framework/test_adapter.py)"
         )
         for scenario in ("wrap__retry_reissues_the_model_request", "wrap__fallback_answers_when_the_model_fails",
                          "middleware__tool_retry_reruns_a_failing_call")
