@@ -51,6 +51,7 @@ from typing import Any, ClassVar
 
 from hookport.adapters._base import Adapter, InstallReport, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
+from hookport import registry
 from hookport.registry import has_hooks
 
 from hookport.adapters.agent_framework._layers import ClientLayersError
@@ -69,6 +70,8 @@ NATIVE_POINTS = (*MODEL_POINTS, *TOOL_POINTS)
 
 
 def _agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    if not registry._global and not registry._open_scopes:  # nothing registered: straight through
+        return wrapped(*args, **kwargs)
     from hookport.adapters.agent_framework._runs import agent_run
 
     return agent_run(wrapped, instance, args, kwargs)
@@ -79,7 +82,8 @@ def _with_ours(points: tuple[Any, ...], middleware_name: str) -> Any:
     middleware joins the list last while a hook for its points is registered."""
 
     def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if not ACTIVE.on or not any(has_hooks(p) for p in points):
+        if not ACTIVE.on or not registry._global and not registry._open_scopes \
+                or not any(has_hooks(p) for p in points):
             return wrapped(*args, **kwargs)
         from hookport.adapters.agent_framework import _middleware
 

@@ -26,6 +26,7 @@ from hookport.boundary import (
 from hookport.calls import model_hooks_active
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
+from hookport import registry
 from hookport.registry import has_hooks
 
 from hookport.adapters.agent_framework._layers import check_client
@@ -106,7 +107,10 @@ _ALL_POINTS = (*_RUN_POINTS, P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint
 
 
 def any_hooks() -> bool:
-    """Whether a run here could dispatch anything (the run's state is only kept then)."""
+    """Whether a run here could dispatch anything (the run's state is only kept then);
+    nothing registered anywhere is the engine's one-lookup check (as the CrewAI adapter does)."""
+    if not registry._global and not registry._open_scopes:
+        return False
     return any(has_hooks(point) for point in _ALL_POINTS)
 
 
