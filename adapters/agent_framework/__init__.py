@@ -1,0 +1,128 @@
+"""The Microsoft Agent Framework adapter (``agent-framework-core``, import ``agent_framework``).
+
+    from hookport import adapters
+    adapters.install("agent-framework")
+
+Where each point fires:
+
+| point | Agent Framework call site |
+|---|---|
+| EXECUTION_START / INPUT / OUTPUT / EXECUTION_END | the outermost ``Agent.run`` (``AgentMiddlewareLayer.run``), non-streamed or ``stream=True`` (a streamed run ends when its stream is read to the end, or is closed) |
+| AGENT_TURN_START / AGENT_TURN_END ``kind="agent_turn"`` | every ``Agent.run`` (nested agents too), named by the agent's ``name`` |
+| PRE_STEP / POST_STEP ``kind="tool_loop"`` | each iteration of the tool loop: a model request and the tool calls it asked for |
+| PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | hookport's ``ChatMiddleware``, per model request of any chat client built on ``ChatMiddlewareLayer`` |
+| PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | hookport's ``FunctionMiddleware``, per call the tool loop runs (function tools, MCP tools, parallel calls) |
+
+Native or patched, and why. Agent Framework's middleware (``ChatMiddleware``,
+``FunctionMiddleware``; ``agent_framework._middleware``) can proceed
+(``call_next``), mutate (``context.messages`` / ``context.arguments``), replace
+(``context.result``) and abort (raise), with the same shape from 1.0 to 1.23, so
+model and tool points join it: hookport appends one middleware of each kind to
+the pipeline each client assembles (``ChatMiddlewareLayer._get_chat_middleware_pipeline``,
+``FunctionInvocationLayer._get_function_middleware_pipeline``). That covers every
+agent, agents built before ``install()``, and direct ``client.get_response`` calls.
+hookport's middleware comes last, so it runs right around the real request or
+tool body, after the agent's middleware and then the run's (``Agent(middleware=...)``,
+``agent.run(middleware=...)``, the client's own), which keep working untouched.
+
+Runs are patched at ``AgentMiddlewareLayer.run`` instead of joining
+``AgentMiddleware``: a streamed run's end is only visible through
+``ResponseStream`` hooks whose names and context fields changed between 1.0,
+1.15 and 1.23, and the boundaries must enclose the users' agent middleware.
+
+A refused tool call gives the model ``Error: Tool call <name> was refused:
+<reason>`` as that call's function result, in the framework's ``Error: ...``
+style; the body never runs and nothing retries it. A ``HookAborted`` raised
+after a tool ran leaves ``Agent.run`` as ``HookAborted`` (the framework would
+turn any exception there into "Error: Function failed.").
+
+The layer-order trap: a client class listing ``ChatMiddlewareLayer`` before
+``FunctionInvocationLayer`` runs chat middleware once around the whole tool loop
+and drops function middleware passed to the agent. hookport's tool hooks still
+run (its function middleware joins at the function layer itself); its model
+hooks cannot run per request there, so a run on such a client raises
+`ClientLayersError` when model hooks are registered and logs a warning otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from hookport.adapters._base import Adapter, InstallReport, Target
+from hookport.points import ExtensionPoint, InterceptionPoint
+from hookport import registry
+from hookport.registry import has_hooks
+
+from hookport.adapters.agent_framework._layers import ClientLayersError
+from hookport.adapters.agent_framework._state import ACTIVE, buffered_streaming, set_stream_mode, stream_mode
+
+__all__ = ["AgentFrameworkAdapter", "ClientLayersError", "buffered_streaming", "set_stream_mode", "stream_mode"]
+
+P = InterceptionPoint
+_MIDDLEWARE = "agent_framework._middleware"
+_TOOLS = "agent_framework._tools"
+_RUN = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END,
+        ExtensionPoint.AGENT_TURN_START, ExtensionPoint.AGENT_TURN_END)
+MODEL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL, P.PRE_STEP, P.POST_STEP)
+TOOL_POINTS = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
+NATIVE_POINTS = (*MODEL_POINTS, *TOOL_POINTS)
+
+
+def _agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    if not registry._global and not registry._open_scopes:  # nothing registered: straight through
+        return wrapped(*args, **kwargs)
+    from hookport.adapters.agent_framework._runs import agent_run
+
+    return agent_run(wrapped, instance, args, kwargs)
+
+
+def _with_ours(points: tuple[Any, ...], middleware_name: str) -> Any:
+    """A wrapper for a client's ``_get_*_middleware_pipeline(middleware)``: hookport's
+    middleware joins the list last while a hook for its points is registered."""
+
+    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if not ACTIVE.on or not registry._global and not registry._open_scopes \
+                or not any(has_hooks(p) for p in points):
+            return wrapped(*args, **kwargs)
+        from hookport.adapters.agent_framework import _middleware
+
+        ours = getattr(_middleware, middleware_name)
+        if args:
+            given, rest = args[0], args[1:]
+        else:
+            key = next((k for k in ("middleware", "runtime_middleware") if k in kwargs), None)
+            given, rest = (kwargs.pop(key) if key else ()), ()
+        middleware = list(given or ())
+        if ours not in middleware:
+            middleware.append(ours)
+        return wrapped(middleware, *rest, **kwargs)
+
+    return wrapper
+
+
+class AgentFrameworkAdapter(Adapter):
+    name: ClassVar[str] = "agent-framework"
+    distribution: ClassVar[str] = "agent-framework-core"
+    extra: ClassVar[str] = "agent-framework"
+    supported: ClassVar[str] = ">=1.0,<2"
+    test_versions: ClassVar[tuple[str, ...]] = ("1.0.0", "1.15.0", "1.23.0")
+    not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset()
+
+    def targets(self) -> Sequence[Target]:
+        return (
+            Target(_MIDDLEWARE, "AgentMiddlewareLayer.run", _agent_run, _RUN, "async"),
+            Target(_MIDDLEWARE, "ChatMiddlewareLayer._get_chat_middleware_pipeline",
+                   _with_ours(MODEL_POINTS, "CHAT_MIDDLEWARE"), MODEL_POINTS, "sync"),
+            Target(_TOOLS, "FunctionInvocationLayer._get_function_middleware_pipeline",
+                   _with_ours(TOOL_POINTS, "FUNCTION_MIDDLEWARE"), TOOL_POINTS, "sync"),
+        )
+
+    def activate(self, report: InstallReport) -> None:
+        ACTIVE.on = True
+        report.native = sorted(p.value for p in NATIVE_POINTS)
+        super().activate(report)
+
+    def deactivate(self) -> None:
+        ACTIVE.on = False
+        super().deactivate()

@@ -1,0 +1,79 @@
+"""What one agent run shares with the middleware under it (a ContextVar, so it follows
+the run into the framework's tasks and parallel tool calls)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, Literal
+
+from hookport.errors import HookAborted
+
+FRAMEWORK = "agent-framework"
+
+
+class Switch:
+    """On while the adapter is installed; middleware already in a client's cached
+    pipeline lets everything through after uninstall."""
+
+    __slots__ = ("on",)
+
+    def __init__(self) -> None:
+        self.on = False
+
+
+ACTIVE = Switch()
+
+
+class RunState:
+    """One ``Agent.run``: its agent, the tool-loop iteration in progress, and an abort
+    a tool hook raised where the framework would have turned it into a tool error."""
+
+    __slots__ = ("agent", "name", "iteration", "step_started", "abort")
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.name: str = getattr(agent, "name", None) or type(agent).__name__
+        self.iteration = 0
+        self.step_started: float | None = None
+        self.abort: HookAborted | None = None
+
+
+current_run: ContextVar[RunState | None] = ContextVar("hookport_agent_framework_run", default=None)
+
+
+class AbortEscape(BaseException):
+    """Carries a tool hook's `HookAborted` past the framework's ``except Exception``
+    around a tool call (which would make it a tool error); the run wrapper unwraps it."""
+
+    def __init__(self, aborted: HookAborted) -> None:
+        super().__init__(aborted.reason)
+        self.aborted = aborted
+
+
+StreamMode = Literal["live", "buffered"]
+_stream_mode: ContextVar[StreamMode] = ContextVar("hookport_agent_framework_stream_mode", default="live")
+
+
+def stream_mode() -> StreamMode:
+    """``live`` (default): a streamed model request's chunks pass as they come and a POST_MODEL_CALL
+    replacement reaches its final response only; ``buffered``: the request is read whole first, so a
+    replacement reaches the chunks too."""
+    return _stream_mode.get()
+
+
+def set_stream_mode(mode: StreamMode) -> None:
+    if mode not in ("live", "buffered"):
+        raise ValueError(f"stream mode must be 'live' or 'buffered', not {mode!r}")
+    _stream_mode.set(mode)
+
+
+@contextmanager
+def buffered_streaming() -> Iterator[None]:
+    """A block in which streamed model requests are read whole before POST_MODEL_CALL runs."""
+    token = _stream_mode.set("buffered")
+    try:
+        yield
+    finally:
+        _stream_mode.reset(token)

@@ -1,0 +1,267 @@
+"""What only Agent Framework has: parallel tool calls, native middleware next to hookport's,
+sessions, the layer-order trap, streamed runs, direct client calls."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import pytest
+
+pytest.importorskip("agent_framework")
+
+from agent_framework import (  # noqa: E402
+    Agent,
+    AgentMiddleware,
+    BaseChatClient,
+    ChatMiddleware,
+    Content,
+    FunctionInvocationLayer,
+    FunctionMiddleware,
+    Message,
+)
+from agent_framework._middleware import ChatMiddlewareLayer  # noqa: E402
+
+from hookport import HookAborted, InterceptionPoint, on, register_hook  # noqa: E402
+from hookport.adapters.agent_framework import ClientLayersError  # noqa: E402
+from hookport.points import ExtensionPoint  # noqa: E402
+from tests.adapters.agent_framework.harness import (  # noqa: E402
+    INSTRUCTIONS,
+    ScriptedChatClient,
+    build_agent,
+    counting_tools,
+    drain,
+)
+from tests.conformance.harness import ToolCall, Turn, number_tool_calls  # noqa: E402
+
+P = InterceptionPoint
+MARKER = "HOOKPORT-MARKER-af"
+
+
+def parallel_script() -> list[Turn]:
+    return [Turn(tool_calls=[ToolCall("add_numbers", {"a": 1, "b": 2}), ToolCall("purge_records", {"table": "users"}),
+                             ToolCall("add_numbers", {"a": 3, "b": 4})]),
+            Turn.final("done")]
+
+
+def fresh(script: list[Turn], **options: Any) -> tuple[Agent, list[Any], list[Any]]:
+    requests: list[Any] = []
+    runs: list[Any] = []
+    return build_agent("alpha", script, requests, runs, **options), requests, runs
+
+
+def test_parallel_tool_calls_one_refused(harness: Any) -> None:
+    posts: list[tuple[str, bool]] = []
+
+    @on(P.PRE_TOOL_CALL, tools=["purge_records"])
+    def deny(ctx: Any) -> None:
+        raise HookAborted("purging is not allowed")
+
+    register_hook(P.POST_TOOL_CALL, lambda ctx: posts.append((ctx.tool_name, ctx.refused)))
+    agent, requests, runs = fresh(parallel_script())
+    answer = asyncio.run(agent.run("go"))
+    assert answer.text == "done"
+    assert runs == [("add_numbers", {"a": 1, "b": 2}), ("add_numbers", {"a": 3, "b": 4})]
+    assert sorted(posts) == [("add_numbers", False), ("add_numbers", False), ("purge_records", True)]
+    tool_messages = [m for m in requests[1] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tool_messages] == ["call_1", "call_2", "call_3"]
+    assert tool_messages[1]["content"] == "Error: Tool call purge_records was refused: purging is not allowed"
+    assert len(requests) == 2, "the refused call was retried or the loop stopped"
+
+
+def test_users_middleware_runs_before_hookport_and_still_works(harness: Any) -> None:
+    order: list[str] = []
+
+    class RunMw(AgentMiddleware):
+        async def process(self, context: Any, call_next: Any) -> None:
+            order.append("user agent middleware")
+            await call_next()
+
+    class ChatMw(ChatMiddleware):
+        async def process(self, context: Any, call_next: Any) -> None:
+            order.append("user chat middleware")
+            await call_next()
+
+    class ToolMw(FunctionMiddleware):
+        async def process(self, context: Any, call_next: Any) -> None:
+            order.append("user function middleware")
+            context.arguments = {**context.arguments, "b": 10}
+            await call_next()
+
+    register_hook(P.EXECUTION_START, lambda ctx: order.append("execution_start"))
+    register_hook(P.PRE_MODEL_CALL, lambda ctx: order.append("pre_model_call"))
+    register_hook(P.PRE_TOOL_CALL, lambda ctx: order.append(f"pre_tool_call b={ctx.tool_input['b']}"))
+    agent, _, runs = fresh([Turn.call("add_numbers", a=1, b=2), Turn.final("ok")],
+                           middleware=[RunMw(), ChatMw(), ToolMw()])
+    asyncio.run(agent.run("go"))
+    assert order == ["execution_start", "user agent middleware", "user chat middleware", "pre_model_call",
+                     "user function middleware", "pre_tool_call b=10", "user chat middleware", "pre_model_call"]
+    assert runs == [("add_numbers", {"a": 1, "b": 10})]
+
+
+def test_edits_reach_the_model_not_the_session(harness: Any) -> None:
+    @on(P.PRE_MODEL_CALL)
+    def add_note(ctx: Any) -> None:
+        ctx.messages.append({"role": "user", "content": MARKER})
+        ctx.messages[0]["content"] = "edited prompt"
+
+    agent, requests, _ = fresh([Turn.final("first"), Turn.final("second")])
+    session = agent.create_session() if hasattr(agent, "create_session") else agent.get_new_thread()
+    prompt = [Message(role="user", contents=[Content.from_text("original prompt")])]
+    asyncio.run(agent.run(prompt, session=session))
+    assert requests[0][-1] == {"role": "user", "content": MARKER}
+    assert requests[0][1]["content"] == "edited prompt"
+    assert prompt[0].text == "original prompt", "the caller's message was changed"
+    asyncio.run(agent.run("again", session=session))
+    history = requests[1]
+    assert MARKER not in str(history[:-1]) or history.count({"role": "user", "content": MARKER}) == 1
+    assert "edited prompt" not in str(history[2:]), "an edit leaked into the session's history"
+
+
+def test_async_wrap_hook_retries_the_model_request(harness: Any) -> None:
+    attempts: list[int] = []
+
+    @on(ExtensionPoint.WRAP_MODEL_CALL)
+    async def retry(ctx: Any, call_next: Any) -> Any:
+        for attempt in (1, 2, 3):
+            attempts.append(attempt)
+            try:
+                return await call_next(ctx)
+            except Exception:
+                if attempt == 3:
+                    raise
+
+    result = harness.run([Turn.fail("overloaded"), Turn.final("second time lucky")])
+    result.raise_error()
+    assert attempts == [1, 2] and len(result.model_inputs) == 2
+    assert result.output == "second time lucky"
+
+
+def test_async_wrap_hook_retries_a_tool(harness: Any) -> None:
+    calls: list[int] = []
+
+    @on(ExtensionPoint.WRAP_TOOL_CALL)
+    async def flaky_then_ok(ctx: Any, call_next: Any) -> Any:
+        calls.append(1)
+        first = await call_next(ctx)
+        return await call_next(ctx) if first else first
+
+    result = harness.run([Turn.call("add_numbers", a=2, b=3), Turn.final("ok")])
+    result.raise_error()
+    assert len(calls) == 1 and len(result.runs_of("add_numbers")) == 2
+
+
+class MisorderedClient(ChatMiddlewareLayer, FunctionInvocationLayer, BaseChatClient):  # type: ignore[misc]
+    """The trap: chat middleware first, so it wraps the whole tool loop and drops function middleware."""
+
+    _inner_get_response = ScriptedChatClient._inner_get_response
+    _next_turn = ScriptedChatClient._next_turn
+
+    def __init__(self, script: list[Turn], requests: list[Any]) -> None:
+        super().__init__()
+        self.script = number_tool_calls(list(script))
+        self.requests = requests
+
+
+def test_layer_trap_with_model_hooks_is_an_error(harness: Any) -> None:
+    register_hook(P.PRE_MODEL_CALL, lambda ctx: None)
+    runs: list[Any] = []
+    agent = Agent(MisorderedClient([Turn.final("x")], []), name="alpha", tools=counting_tools(runs))
+    with pytest.raises(ClientLayersError, match="ChatMiddlewareLayer before FunctionInvocationLayer"):
+        asyncio.run(agent.run("go"))
+
+
+def test_layer_trap_tool_hooks_still_guard(harness: Any, caplog: pytest.LogCaptureFixture) -> None:
+    @on(P.PRE_TOOL_CALL, tools=["purge_records"])
+    def deny(ctx: Any) -> None:
+        raise HookAborted("purging is not allowed")
+
+    runs: list[Any] = []
+    requests: list[Any] = []
+    agent = Agent(MisorderedClient([Turn.call("purge_records", table="users"), Turn.final("ok")], requests),
+                  name="alpha", tools=counting_tools(runs))
+    with caplog.at_level(logging.WARNING, logger="hookport"):
+        asyncio.run(agent.run("go"))
+    assert runs == [], "the tool ran although a hook refused it"
+    assert "Error: Tool call purge_records was refused" in str(requests[1])
+    assert any("ChatMiddlewareLayer before FunctionInvocationLayer" in r.getMessage() for r in caplog.records)
+
+
+def test_streamed_run_closed_early_ends_the_execution(harness: Any) -> None:
+    ends: list[Any] = []
+    register_hook(P.EXECUTION_END, ends.append)
+    agent, _, _ = fresh([Turn.call("add_numbers", a=1, b=2), Turn.final("ok")])
+
+    async def first_update_only() -> None:
+        stream = agent.run("go", stream=True)
+        iterator = stream.__aiter__()
+        await iterator.__anext__()
+        close = getattr(stream, "close", None) or getattr(stream._stream, "aclose", None)  # 1.23 / older
+        if close is not None:
+            await close()
+
+    asyncio.run(first_update_only())
+    if not ends:
+        pytest.skip("this release's ResponseStream has no way to close a stream early")
+    assert len(ends) == 1 and ends[0].status == "failed"
+
+
+def test_streamed_run_boundaries_after_the_stream_is_read(harness: Any) -> None:
+    seen: list[str] = []
+    register_hook(P.EXECUTION_END, lambda ctx: seen.append("end"))
+    register_hook(P.POST_TOOL_CALL, lambda ctx: seen.append("post_tool"))
+    register_hook(P.OUTPUT, lambda ctx: "replaced answer")
+    agent, _, _ = fresh([Turn.call("add_numbers", a=1, b=2), Turn.final("ok")])
+    final = asyncio.run(drain(agent, "go"))
+    assert seen == ["post_tool", "end"]
+    assert final == "replaced answer"
+
+
+def test_direct_client_call_is_hooked(harness: Any) -> None:
+    seen: list[Any] = []
+    register_hook(P.PRE_MODEL_CALL, lambda ctx: seen.append(list(ctx.messages)))
+    register_hook(P.POST_MODEL_CALL, lambda ctx: ctx.response.upper())
+    client = ScriptedChatClient([Turn.final("quiet")], [])
+    response = asyncio.run(client.get_response([Message(role="user", contents=[Content.from_text("hi")])]))
+    assert seen == [[{"role": "user", "content": "hi"}]]
+    assert response.text == "QUIET"
+
+
+def test_agent_built_before_install_is_hooked(agent_framework_adapter: Any) -> None:
+    from hookport import adapters
+
+    adapters.uninstall("agent-framework")
+    try:
+        agent, _, runs = fresh([Turn.call("purge_records", table="t"), Turn.final("ok")])
+    finally:
+        adapters.install("agent-framework")
+
+    @on(P.PRE_TOOL_CALL)
+    def deny(ctx: Any) -> None:
+        raise HookAborted("no")
+
+    asyncio.run(agent.run("go"))
+    assert runs == []
+
+
+def test_uninstall_leaves_cached_pipelines_inert(agent_framework_adapter: Any) -> None:
+    from hookport import adapters
+
+    fired: list[str] = []
+    register_hook(P.PRE_TOOL_CALL, lambda ctx: fired.append(ctx.tool_name))
+    agent, _, runs = fresh([Turn.call("add_numbers", a=1, b=2), Turn.final("ok"),
+                            Turn.call("add_numbers", a=1, b=2), Turn.final("ok")])
+    asyncio.run(agent.run("go"))
+    assert fired == ["add_numbers"]
+    adapters.uninstall("agent-framework")
+    try:
+        asyncio.run(agent.run("go"))
+    finally:
+        adapters.install("agent-framework")
+    assert fired == ["add_numbers"] and len(runs) == 2
+
+
+def test_instructions_reach_the_model(harness: Any) -> None:
+    result = harness.run([Turn.final("ok")])
+    assert result.model_inputs[0][0] == {"role": "system", "content": INSTRUCTIONS}
