@@ -135,7 +135,8 @@ def test_middleware__tool_retry_reruns_a_failing_call(harness: Harness) -> None:
             raise ConnectionError("tool backend hiccup")
         return call_next(ctx)
 
-    register_hook(ExtensionPoint.WRAP_TOOL_CALL, flaky)
+    # fail closed: the hook's failure reaches the retry middleware around it (fail-open would ignore it)
+    register_hook(ExtensionPoint.WRAP_TOOL_CALL, flaky, on_error="closed")
     result = harness.run(tool_then_answer())
     result.raise_error()
     assert len(attempts) == 2 and len(result.runs_of("add_numbers")) == 1
