@@ -24,7 +24,7 @@ from langchain.agents.middleware import (  # noqa: E402
     wrap_model_call,
 )
 
-from hookport import ExtensionPoint, register_hook  # noqa: E402
+from hookport import ExtensionPoint, register_hook, set_strict  # noqa: E402
 from hookport.compat.langchain import use_middleware  # noqa: E402
 from tests.conformance.conftest import require  # noqa: E402
 from tests.conformance.harness import Harness, Turn  # noqa: E402
@@ -135,8 +135,10 @@ def test_middleware__tool_retry_reruns_a_failing_call(harness: Harness) -> None:
             raise ConnectionError("tool backend hiccup")
         return call_next(ctx)
 
-    # fail closed: the hook's failure reaches the retry middleware around it (fail-open would ignore it)
-    register_hook(ExtensionPoint.WRAP_TOOL_CALL, flaky, on_error="closed")
+    # strict: the hook's own ConnectionError propagates as itself to the retry middleware around it
+    # (fail-open would ignore it; fail-closed would turn it into a run-ending HookAborted)
+    set_strict(True)
+    register_hook(ExtensionPoint.WRAP_TOOL_CALL, flaky)
     result = harness.run(tool_then_answer())
     result.raise_error()
     assert len(attempts) == 2 and len(result.runs_of("add_numbers")) == 1
