@@ -37,10 +37,14 @@ def mirror_packages(root: Path) -> Path:
     target = root / API_SOURCES
     shutil.rmtree(target, ignore_errors=True)
     for package, source in mapping.items():
-        where = target.joinpath(*package.split("."))
-        where.mkdir(parents=True, exist_ok=True)
-        for module in (root / source).glob("*.py"):
-            (where / module.name).symlink_to(module.resolve())
+        for folder in sorted((root / source).rglob("__init__.py")):  # subpackages follow their parent's folder
+            relative = folder.parent.relative_to(root / source)
+            where = target.joinpath(*package.split("."), *relative.parts)
+            if where.exists():
+                continue
+            where.mkdir(parents=True, exist_ok=True)
+            for module in folder.parent.glob("*.py"):
+                (where / module.name).symlink_to(module.resolve())
     return target
 
 

@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-import wrapt
 
 from hookport.adapters._base import Adapter, InstallReport, Target
 from hookport.adapters._versions import installed_version, release
@@ -292,10 +291,7 @@ class CrewAIAdapter(Adapter):
                 if generation == self._generation and self._active:
                     action(module)
 
-        if module_name in sys.modules:
-            guarded(sys.modules[module_name])
-        else:
-            wrapt.register_post_import_hook(guarded, module_name)
+        self.when_imported(module_name, guarded)  # one import hook per module for the adapter's lifetime
 
     def _attach_dispatcher(self, module: Any) -> None:
         """Join crewai's dispatcher, and make hookport aborts crewai `HookAborted`s too."""

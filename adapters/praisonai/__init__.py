@@ -28,7 +28,6 @@ import sys
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-import wrapt
 
 from hookport.adapters._base import Adapter, InstallReport, Target
 from hookport.adapters._versions import installed_version, release
@@ -131,8 +130,8 @@ class PraisonAIAdapter(Adapter):
                 self._apply(patch, required, sys.modules[module_name], generation)
             else:
                 report.pending.extend(required)
-                wrapt.register_post_import_hook(
-                    lambda module, p=patch, r=required: self._apply(p, r, module, generation), module_name
+                self.when_imported(
+                    module_name, lambda module, p=patch, r=required: self._apply(p, r, module, generation)
                 )
 
     def _apply(self, patch: Any, required: tuple[str, ...], module: object, generation: int) -> None:
