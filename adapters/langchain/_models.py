@@ -177,8 +177,44 @@ def _buffer_tokens(args: tuple[Any, ...], kwargs: dict[str, Any], asynchronous: 
     return held, args, kwargs
 
 
+def _marked(result: Any, asynchronous: bool) -> Any:
+    """An idle call's result, with the model-call mark held while it runs when tool hooks are
+    registered: this adapter serves the tool points of the calls the model asks for, so an SDK
+    adapter underneath (openai) must not review them too."""
+    if asynchronous:
+        async def held() -> Any:
+            with MODEL_LAYER.hold():
+                return await result
+
+        return held()
+
+    def chunks() -> Iterator[Any]:
+        while True:
+            with MODEL_LAYER.hold():
+                try:
+                    chunk = next(result)
+                except StopIteration:
+                    return
+            yield chunk
+
+    return chunks()
+
+
+async def _amarked_chunks(stream: Any) -> AsyncIterator[Any]:
+    while True:
+        with MODEL_LAYER.hold():
+            try:
+                chunk = await stream.__anext__()
+            except StopAsyncIteration:
+                return
+        yield chunk
+
+
 def chat_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if _idle(instance):
+        if _state.tool_hooks_on():
+            with MODEL_LAYER.hold():
+                return wrapped(*args, **kwargs)
         return wrapped(*args, **kwargs)
     call = ChatCall(wrapped, instance, args, kwargs)
     try:
@@ -193,7 +229,7 @@ def chat_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: di
 
 def achat_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if _idle(instance):
-        return wrapped(*args, **kwargs)
+        return _marked(wrapped(*args, **kwargs), True) if _state.tool_hooks_on() else wrapped(*args, **kwargs)
     return _achat_generate(wrapped, instance, args, kwargs)
 
 
@@ -497,6 +533,9 @@ def _stream_wrapper(kind: _StreamKind, asynchronous: bool) -> Callable[..., Any]
 
     def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if not _wants_stream_hooks(instance):
+            if _state.tool_hooks_on():
+                inner = wrapped(*args, **kwargs)
+                return _amarked_chunks(inner) if asynchronous else _marked(inner, False)
             return wrapped(*args, **kwargs)
         return body(kind, wrapped, instance, args, kwargs)
 

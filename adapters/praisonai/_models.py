@@ -52,6 +52,7 @@ from hookport.calls import (
     amodel_call,
     model_call,
     model_hooks_active,
+    tool_hooks_active,
     outer_layer_dispatched_model,
 )
 from hookport.contexts import LLMCallHookContext
@@ -421,10 +422,25 @@ def _raise(kept: BaseException, error: BaseException) -> None:
     raise kept from None
 
 
+def _marked_idle(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs) -> Any:
+    """An unhooked request, with the model-call mark held when tool hooks are registered: this
+    adapter serves the tool points of the calls the model asks for, so an SDK adapter underneath
+    (openai) must not review them too."""
+    if not tool_hooks_active():
+        return wrapped(*args, **kwargs)
+    with MODEL_LAYER.hold():
+        return wrapped(*args, **kwargs)
+
+
+async def _amarked_idle(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs) -> Any:
+    with MODEL_LAYER.hold():
+        return await wrapped(*args, **kwargs)
+
+
 def _request(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs, api: str) -> Any:
     check_latch()
     if outer_layer_dispatched_model() or not model_hooks_active():
-        return wrapped(*args, **kwargs)
+        return _marked_idle(wrapped, args, kwargs)
     request = _Request(args, kwargs)
     try:
         return model_call(_context(kwargs.get("messages"), kwargs, api), request.sender(wrapped), COMPLETION)
@@ -457,7 +473,7 @@ def achat_request(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs
     """An async client's ``chat.completions.create`` / ``parse``."""
     check_latch()
     if outer_layer_dispatched_model() or not model_hooks_active():
-        return wrapped(*args, **kwargs)
+        return _amarked_idle(wrapped, args, kwargs) if tool_hooks_active() else wrapped(*args, **kwargs)
     return _arequest(wrapped, args, kwargs, getattr(wrapped, "__name__", "create"))
 
 
