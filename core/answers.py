@@ -21,7 +21,9 @@ _registered: list[tuple[type, Getter, Replacer]] = []
 
 
 def register_answer_type(cls: type, get: Getter, replace: Replacer) -> None:
-    """Teach `text_of` / `with_text` a framework's result type (newest registration wins)."""
+    """Teach `text_of` / `with_text` a framework's result type (newest registration wins;
+    registering a type again replaces its entry, so adapter reinstalls add nothing)."""
+    _registered[:] = [entry for entry in _registered if entry[0] is not cls]
     _registered.insert(0, (cls, get, replace))
 
 

@@ -14,6 +14,7 @@ abort leaves ``kickoff()`` at once on every release (``_aborts``).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import sys
@@ -48,8 +49,10 @@ def _package_dir() -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
+@functools.lru_cache(maxsize=None)
 def _source(relative: str) -> str:
-    """A crewai source file's text ("" when it does not exist), read without importing crewai."""
+    """A crewai source file's text ("" when it does not exist), read without importing crewai
+    (once per process: installs and reinstalls ask the same few files)."""
     root = _package_dir()
     if root is None:
         return ""
