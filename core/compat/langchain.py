@@ -112,7 +112,8 @@ def _runtime() -> Runtime[Any]:
 
 def _to_langchain(messages: Sequence[dict[str, Any]]) -> tuple[Optional[SystemMessage], list[BaseMessage]]:
     """OpenAI-style dicts -> (system message, the rest as LangChain messages with stable ids)."""
-    converted = convert_to_messages(list(messages))
+    # OpenAI allows an assistant message with tool calls and no "content" key; LangChain does not
+    converted = convert_to_messages([m if "content" in m else {**m, "content": ""} for m in messages])
     system: Optional[SystemMessage] = None
     rest: list[BaseMessage] = []
     for index, message in enumerate(converted):

@@ -107,8 +107,6 @@ class AnthropicHarness(Harness):
         "function",
         "middleware__tool_retry_reruns_a_failing_call": "the application runs its tools itself; there is no "
         "tool call for a wrap_tool_call middleware to retry",
-        "middleware__model_call_limit_ends_the_run": "KNOWN GAP, not yet fixed: on the bare SDK loop the limit "
-        "middleware's jump to the end does not stop the second request (see the closing note of this change)",
     }
 
     server = SERVER
