@@ -27,7 +27,7 @@ from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
-from hookport.adapters.google_adk._bridge import has_plain_wraps, on_worker
+from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.google_adk._messages import MessageView, content_text
 from hookport.adapters.google_adk._state import FRAMEWORK, agent_fields
 from hookport.calls import ResponseShape, amodel_call, model_call, model_hooks_active
@@ -123,7 +123,7 @@ async def _hooked(wrapped: Any, responses: Any, invocation_context: Any, llm_req
             return [answer async for answer in answers]
 
     try:
-        if has_plain_wraps(ExtensionPoint.WRAP_MODEL_CALL):
+        if sync_wraps(ExtensionPoint.WRAP_MODEL_CALL):
             answer = await on_worker(model_call, ctx, send, SHAPE)
         else:
             answer = await amodel_call(ctx, send, SHAPE)

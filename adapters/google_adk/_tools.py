@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hookport.adapters.google_adk._bridge import has_plain_wraps, on_worker
+from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.google_adk._state import FRAMEWORK, agent_fields
 from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
 from hookport.contexts import ToolCallHookContext
@@ -64,7 +64,7 @@ async def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: d
     async def run(c: ToolCallHookContext) -> Any:
         return await wrapped(tool, args=c.tool_input, tool_context=tool_context)
 
-    if has_plain_wraps(ExtensionPoint.WRAP_TOOL_CALL):
+    if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
         return await on_worker(tool_call, ctx, run, SHAPE)
     return await atool_call(ctx, run, SHAPE)
 

@@ -40,7 +40,7 @@ from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import has_hooks
 
-from hookport.adapters.openai_agents._bridge import has_sync_wraps, in_worker
+from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.openai_agents._messages import Conversation, output_text, replace_response_text, \
     with_output_text
 from hookport.adapters.openai_agents._state import FRAMEWORK, agent_name, check_latch, current_scope, record
@@ -145,8 +145,8 @@ async def _hooked_response(model: Any, call: _Call) -> Any:
         return await model.get_response(*request_args, **request_kwargs)
 
     try:
-        if has_sync_wraps(WRAP):
-            return await in_worker(model_call, ctx, send, MODEL_RESPONSE)
+        if sync_wraps(WRAP):
+            return await on_worker(model_call, ctx, send, MODEL_RESPONSE)
         return await amodel_call(ctx, send, MODEL_RESPONSE)
     except HookAborted as error:
         record(error)
@@ -217,8 +217,8 @@ async def _stream_events(model: Any, call: _Call) -> AsyncIterator[Any]:
         async def send(c: LLMCallHookContext) -> list[Any]:
             return [event async for event in open_stream(c)]
 
-        if has_sync_wraps(WRAP):
-            events = await in_worker(model_call, ctx, send, STREAM)
+        if sync_wraps(WRAP):
+            events = await on_worker(model_call, ctx, send, STREAM)
         else:
             events = await amodel_call(ctx, send, STREAM)
         for event in events:

@@ -31,7 +31,7 @@ from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
 
-from hookport.adapters.openai_agents._bridge import has_sync_wraps, in_worker
+from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.openai_agents._state import FRAMEWORK, agent_name, check_latch, current_agent, record
 
 Args = tuple[Any, ...]
@@ -113,8 +113,8 @@ async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
         return await wrapped(**{**kwargs, "arguments": arguments})
 
     try:
-        if has_sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
-            return await in_worker(tool_call, ctx, run, INVOCATION)
+        if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
+            return await on_worker(tool_call, ctx, run, INVOCATION)
         return await atool_call(ctx, run, INVOCATION)
     except HookAborted as error:
         record(error)

@@ -61,7 +61,7 @@ from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import has_hooks
 from hookport.wrapping import arun_wrapped, run_wrapped
 
-from hookport.adapters.praisonai._bridge import on_worker, sync_wraps
+from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.praisonai._state import FRAMEWORK, check_latch, current_turn, record
 
 PRE = InterceptionPoint.PRE_MODEL_CALL
@@ -462,8 +462,8 @@ async def _arequest(wrapped: Callable[..., Any], args: Args, kwargs: Kwargs, api
     request = _Request(args, kwargs)
     ctx = _context(kwargs.get("messages"), kwargs, api)
     try:
-        if sync_wraps(WRAP):  # see _bridge: the sequence runs on a worker, the request on this loop
-            return await on_worker(lambda send: model_call(ctx, send, COMPLETION), request.asender(wrapped))
+        if sync_wraps(WRAP):  # see hookport.adapters._sync_wraps
+            return await on_worker(model_call, ctx, request.asender(wrapped), COMPLETION)
         return await amodel_call(ctx, request.asender(wrapped), COMPLETION)
     except Exception as error:
         _raise(request.kept(error), error)

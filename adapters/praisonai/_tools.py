@@ -31,7 +31,7 @@ from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import has_hooks
 
-from hookport.adapters.praisonai._bridge import on_worker, sync_wraps
+from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.praisonai._state import (
     FRAMEWORK,
     agent_name,
@@ -203,8 +203,8 @@ def tool_call_wrapper(wrapped: Callable[..., Any], instance: Any, args: Args, kw
 async def _atool_call(wrapped: Callable[..., Any], instance: Any, call: _ToolCall) -> Any:
     ctx = call.context(instance)
     try:
-        if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):  # see _bridge
-            return await on_worker(lambda run: tool_call(ctx, run, SHAPE), call.arunner(wrapped))
+        if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):  # see hookport.adapters._sync_wraps
+            return await on_worker(tool_call, ctx, call.arunner(wrapped), SHAPE)
         return await atool_call(ctx, call.arunner(wrapped), SHAPE)
     except Exception as error:
         _raise(call.kept(error), error)
