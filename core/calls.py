@@ -170,6 +170,7 @@ def tool_call(ctx: ToolCallHookContext, run: Callable[[ToolCallHookContext], R],
     the wrap hooks around `run(ctx)`, POST_TOOL_CALL (also after a refusal)."""
     if hooks_off.get():
         return run(ctx)
+    ctx.wrappable = True
     try:
         dispatch(P.PRE_TOOL_CALL, ctx)
     except HookAborted as refusal:
@@ -193,6 +194,7 @@ async def atool_call(
     """`tool_call` for async call sites."""
     if hooks_off.get():
         return await run(ctx)
+    ctx.wrappable = True
     try:
         await adispatch(P.PRE_TOOL_CALL, ctx)
     except HookAborted as refusal:

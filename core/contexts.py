@@ -138,7 +138,7 @@ class ToolCallHookContext(InterceptionContext):
     """
 
     __slots__ = ("tool_name", "tool_input", "tool", "tool_result", "raw_tool_result", "tool_call_id",
-                 "duration_ms", "refused", "refusal")
+                 "duration_ms", "refused", "refusal", "wrappable")
 
     def __init__(
         self,
@@ -169,6 +169,10 @@ class ToolCallHookContext(InterceptionContext):
         """At POST_TOOL_CALL: True when a PRE_TOOL_CALL hook refused the call (`tool_result`
         then holds the refusal the model sees, `refusal` the `HookAborted`)."""
         self.refusal: Any = None
+        self.wrappable = False
+        """True when the adapter runs this tool itself, so `WRAP_TOOL_CALL` hooks run around it (set
+        by `hookport.calls.tool_call`); False where the call is only seen on the wire (the SDK
+        adapters), where a wrap hook cannot answer it in the tool's place."""
         super().__init__(
             _UNSET,
             agent=agent,

@@ -50,6 +50,13 @@ PYTHONS = ("3.10", "3.11", "3.12", "3.13")
 """Every supported Python: the core and each framework's newest tested release run on each one."""
 SKIPPED_PREFIX = "# skipped: "
 DOCTOR_TESTS = "tests/cli/test_doctor.py"
+SHARED_SUITES = ("tests/porting", "tests/dialects")
+"""Suites every framework env runs beside the conformance suite: the ported CrewAI/PraisonAI
+examples on that env's framework, and the LangChain dialect's own rules (skipped without langchain>=1)."""
+DIALECT_COMPANIONS = ("langchain==1.5.2",)
+"""Installed next to each framework's newest release (unless its env pins them already), so the
+LangChain `AgentMiddleware` dialect's scenarios (tests/conformance/test_dialect_langchain.py) run on
+every framework; langchain 1.0, the first release with middleware, has its own langchain-core env."""
 
 
 # -- declarations -------------------------------------------------------------------------
@@ -192,7 +199,9 @@ class FrameworkEnv:
         what = f"{self.distribution} {self.version}" + (" on wrapt 1.x" if self.wrapt1 else "")
         what += f" on Python {self.python}" if self.python else ""
         own_tests = f"tests/adapters/{test_folder(self.framework)}"
-        suites = " ".join(["tests/conformance", *([own_tests] if (ROOT / own_tests).is_dir() else []), DOCTOR_TESTS])
+        suites = " ".join(
+            ["tests/conformance", *([own_tests] if (ROOT / own_tests).is_dir() else []), *SHARED_SUITES, DOCTOR_TESTS]
+        )
         return "\n".join(
             [
                 f"[testenv:{self.name}]",
@@ -301,6 +310,8 @@ def plan_envs(
             )
         for version, pins in kept:
             latest = version == ci_version
+            if latest:
+                pins = with_dialect_companions(decl, version, pins, resolver, skipped)
             in_ci = latest or (version in decl.ci_versions and version in installable)
             envs.append(FrameworkEnv(decl.framework, decl.distribution, version, pins, in_ci))
             if latest and decl.framework in wrapt1:
@@ -312,6 +323,20 @@ def plan_envs(
             if newest and newest not in decl.test_versions:
                 note(f"{decl.framework}: PyPI's newest {decl.distribution} is {newest}, not in test_versions")
     return envs
+
+
+def with_dialect_companions(
+    decl: Declaration, version: str, pins: tuple[str, ...], resolver: Resolver | None, skipped: list[str]
+) -> tuple[str, ...]:
+    """`pins` plus the dialects' companions it does not pin itself, when they install together."""
+    own = {pin_name(pin) for pin in pins}
+    extra = tuple(pin for pin in DIALECT_COMPANIONS if pin_name(pin) not in own)
+    if not extra:
+        return pins
+    if resolver is None or resolver.check(f"{decl.framework} {version} with {' '.join(extra)}", (*pins, *extra)):
+        return (*pins, *extra)
+    skipped.append(f"{decl.framework} {version}: dialect companions {', '.join(extra)} (they do not install next to it)")
+    return pins
 
 
 def python_twins(

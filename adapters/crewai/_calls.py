@@ -351,6 +351,7 @@ def pre_tool(native: Any) -> Any:
     """crewai's PRE_TOOL_CALL hook list ends with this. Returns False to refuse: crewai then
     answers ``Tool execution blocked by hook. Tool: <name>`` and the tool never runs."""
     ctx = tool_context_from_native(native)
+    ctx.wrappable = True  # the tool's body runs through `tool_run`, inside the wrap hooks
     call = _ToolCall(ctx, getattr(native, "tool_input", None))
     _pending.set(call)
     if not has_hooks(P.PRE_TOOL_CALL):

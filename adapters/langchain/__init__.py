@@ -70,7 +70,7 @@ class LangChainAdapter(Adapter):
     distribution: ClassVar[str] = "langchain-core"
     extra: ClassVar[str] = "langchain"
     supported: ClassVar[str] = ">=0.3,<2"
-    test_versions: ClassVar[tuple[str, ...]] = ("0.3.0", "0.3.67", "0.3.86", "1.8.3", "1.8.4")
+    test_versions: ClassVar[tuple[str, ...]] = ("0.3.0", "0.3.67", "0.3.86", "1.0.0", "1.8.3", "1.8.4")
     ci_versions: ClassVar[tuple[str, ...]] = ("0.3.86",)
     """The 0.3 / langgraph 0.6 line that `make test` runs beside the newest release."""
     companions: ClassVar[dict[str, tuple[str, ...]]] = {
@@ -79,6 +79,9 @@ class LangChainAdapter(Adapter):
         # langgraph-prebuilt 0.6 needs langchain-core>=0.3.67: the oldest core with the whole 0.6 stack.
         "0.3.67": ("langgraph==0.6.0", "langgraph-prebuilt==0.6.0", "langgraph-checkpoint<3", "langchain==0.3.26"),
         "0.3.86": ("langgraph==0.6.11", "langgraph-prebuilt==0.6.5", "langchain==0.3.30"),
+        # The first 1.x stack: langchain 1.0.0 is the first release with `AgentMiddleware`, so the
+        # middleware dialect runs here on the oldest langchain it supports.
+        "1.0.0": ("langgraph==1.0.0", "langgraph-prebuilt==1.0.0", "langchain==1.0.0"),
         # The newest release that installs everywhere today (1.8.4 needs langchain-protocol>=0.0.22,
         # which some indexes do not have yet).
         "1.8.3": ("langgraph==1.2.24", "langgraph-prebuilt==1.1.3", "langchain==1.5.2"),

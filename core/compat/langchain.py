@@ -71,6 +71,8 @@ __all__ = ["MiddlewareHandle", "MiddlewareNotOfferedError", "middleware", "use_m
 P = InterceptionPoint
 W = ExtensionPoint
 _END = "__hookport_end_with__"
+_ANSWER = "_hookport_langchain_tool_answer"
+"""Where a tool-limit verdict waits on a tool call's context for the wrap hook that answers it."""
 
 NOT_OFFERED: dict[str, str] = {
     "HumanInTheLoopMiddleware": "it pauses the run with LangGraph interrupts, which only a LangGraph agent has",
@@ -311,10 +313,17 @@ class _Middleware:
 
         return _state_hook(self.mw, "after_model", apply, build)
 
-    def tool_limit_hook(self) -> Optional[Callable[[Any], Any]]:
-        """`ToolCallLimitMiddleware` counts tool calls in the model's answer; judge each call as it comes."""
+    def tool_limit_hooks(self) -> list[tuple[Point, Callable[..., Any]]]:
+        """`ToolCallLimitMiddleware` counts tool calls in the model's answer; judge each call as it comes.
+
+        Past the limit, LangChain's agent answers the call with the middleware's `ToolMessage`
+        and never runs the tool. Where the adapter runs the tool (``ctx.wrappable``), the
+        PRE_TOOL_CALL verdict is answered the same way by a wrap hook, so the model sees the
+        middleware's own words as the tool's result; on the wire (the SDK adapters) the call
+        is refused with those words.
+        """
         if not isinstance(self.mw, ToolCallLimitMiddleware):
-            return None
+            return []
         mw, state = self.mw, self.state
 
         def tool_limit(ctx: Any) -> None:
@@ -330,9 +339,17 @@ class _Middleware:
             if update.get("jump_to") == "end":
                 ai = _last_ai(update["messages"])
                 state.run()[_END] = _text(ai) if ai is not None else ""
+            elif getattr(ctx, "wrappable", False):
+                ctx.__dict__[_ANSWER] = _text(refusals[0])
+                return
             raise HookAborted(_text(refusals[0]), source=mw.name)
 
-        return _named(tool_limit, mw, "after_model")
+        def answer_past_limit(ctx: Any, call_next: Any) -> Any:
+            answer = ctx.__dict__.pop(_ANSWER, None)
+            return call_next(ctx) if answer is None else answer
+
+        return [(P.PRE_TOOL_CALL, _named(tool_limit, mw, "after_model")),
+                (W.WRAP_TOOL_CALL, _named(answer_past_limit, mw, "after_model"))]
 
     # -- wrap hooks ------------------------------------------------------------------------------------
 
@@ -495,9 +512,7 @@ def _hooks_of(middlewares: Sequence[Any], skip_unsupported: bool) -> tuple[list[
     for item in made:
         for point, hook in item.hooks():
             (backward if point in (P.POST_MODEL_CALL, W.AGENT_TURN_END) else forward).append((point, hook))
-        limit = item.tool_limit_hook()
-        if limit is not None:
-            forward.append((P.PRE_TOOL_CALL, limit))
+        forward.extend(item.tool_limit_hooks())
     return forward + list(reversed(backward)), skipped
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from hookport import adapters
 from hookport.points import Point
-from tests.conformance.conftest import load_harness
+from tests.conformance.conftest import load_harness, selected_harnesses
 from tests.conformance.harness import Harness
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
@@ -34,7 +34,7 @@ def load(name: str) -> dict[str, Any]:
     return runpy.run_path(str(path), run_name=f"ported_{name}")
 
 
-@pytest.fixture(params=FRAMEWORKS)
+@pytest.fixture(params=[name for name in FRAMEWORKS if name in selected_harnesses()])
 def framework(request: pytest.FixtureRequest) -> Iterator[Harness]:
     """A real framework's conformance harness, its adapter installed (skipped when not installed here)."""
     name = request.param
