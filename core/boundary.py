@@ -10,7 +10,7 @@ never when EXECUTION_START itself aborted.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Hashable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar, Token
 from time import perf_counter
 from typing import Any, TypeVar
@@ -314,16 +314,29 @@ class ReentrancyGuard:
     def any_held(self) -> bool:
         return bool(self._held.get())
 
-    @contextmanager
-    def hold(self, key: Hashable = None) -> Iterator[None]:
-        token = self._held.set(self._held.get() | {key})
+    def hold(self, key: Hashable = None) -> AbstractContextManager[None]:
+        """Mark `key` for the work of a ``with`` block (a plain object, not a generator: it is
+        entered on every hooked call)."""
+        return _Hold(self._held, key)
+
+
+class _Hold:
+    """`ReentrancyGuard.hold`'s context manager."""
+
+    __slots__ = ("_var", "_key", "_token")
+
+    def __init__(self, var: ContextVar[frozenset[Hashable]], key: Hashable) -> None:
+        self._var = var
+        self._key = key
+
+    def __enter__(self) -> None:
+        self._token = self._var.set(self._var.get() | {self._key})
+
+    def __exit__(self, *exc: object) -> None:
         try:
-            yield
-        finally:
-            try:
-                self._held.reset(token)
-            except ValueError:
-                self._held.set(self._held.get() - {key})
+            self._var.reset(self._token)
+        except ValueError:  # left in another context (an async generator): take the key out
+            self._var.set(self._var.get() - {self._key})
 
 
 # -- a run of the user's own loop ---------------------------------------------------------

@@ -141,8 +141,14 @@ class LangChainAdapter(Adapter):
                 )
             )
         if _usable("langchain"):
-            for module in ("langchain.agents.middleware.model_retry", "langchain.agents.middleware.tool_retry"):
-                found.append(Target(module, "should_retry_exception", _retries.middleware_should_retry, (), "sync", "langchain"))
+            if release(installed_version("langchain") or "0") >= (1, 1, 0):
+                for module in ("langchain.agents.middleware.model_retry", "langchain.agents.middleware.tool_retry"):
+                    found.append(
+                        Target(module, "should_retry_exception", _retries.middleware_should_retry, (), "sync", "langchain")
+                    )
+            else:  # langchain 1.0: the decision is a method, and there is no ModelRetryMiddleware yet
+                found.append(Target("langchain.agents.middleware.tool_retry", "ToolRetryMiddleware._should_retry_exception",
+                                    _retries.middleware_should_retry, (), "sync", "langchain"))
         return found
 
     def activate(self, report: InstallReport) -> None:

@@ -110,6 +110,7 @@ class LangChainToolContext(ToolCallHookContext):
         self.duration_ms = None
         self.refused = False
         self.refusal = None
+        self.wrappable = False
         _shared_fields(self, agent, agent_role, framework, metadata)
 
 

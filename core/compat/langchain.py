@@ -58,7 +58,7 @@ from langchain_core.messages import (
     convert_to_openai_messages,
 )
 from langgraph.graph.message import add_messages
-from langgraph.prebuilt.tool_node import ToolCallRequest
+from langchain.tools.tool_node import ToolCallRequest  # langgraph.prebuilt has it too, but only after langchain 1.0
 from langgraph.runtime import Runtime
 
 from hookport.boundary import current_execution
@@ -150,6 +150,30 @@ def _last_ai(messages: Sequence[BaseMessage]) -> Optional[AIMessage]:
 
 def _overrides(mw: AgentMiddleware, name: str) -> bool:
     return getattr(type(mw), name, None) is not getattr(AgentMiddleware, name, None)
+
+
+def _judges_each_tool_call(mw: AgentMiddleware) -> bool:
+    """`ToolCallLimitMiddleware.after_model` counts (and from langchain 1.1 on, refuses) the tool
+    calls of the model's answer: it is run per tool call as the framework makes each one; in
+    langchain 1.0 its `before_model` then ends the run at the next model call (an ordinary hook)."""
+    return isinstance(mw, ToolCallLimitMiddleware)
+
+
+_SYSTEM_MESSAGE_FIELD = "system_message" in getattr(ModelRequest, "__dataclass_fields__", {})
+"""langchain 1.1 gave `ModelRequest` a `system_message`; 1.0 has only the `system_prompt` string."""
+
+
+def _system_field(system: Optional[SystemMessage]) -> dict[str, Any]:
+    if _SYSTEM_MESSAGE_FIELD:
+        return {"system_message": system}
+    return {"system_prompt": _text(system) if system is not None else None}
+
+
+def _system_of(request: ModelRequest) -> Optional[SystemMessage]:
+    if _SYSTEM_MESSAGE_FIELD:
+        return request.system_message
+    prompt = request.system_prompt
+    return SystemMessage(content=prompt) if prompt else None
 
 
 def _aborting(mw: AgentMiddleware, call: Callable[..., Any], *args: Any) -> Any:
@@ -293,8 +317,8 @@ class _Middleware:
     # -- after_model ----------------------------------------------------------------------------------
 
     def _after_model(self) -> Optional[Callable[[Any], Any]]:
-        if isinstance(self.mw, ToolCallLimitMiddleware):
-            return None  # judged per tool call instead: see _tool_limit
+        if _judges_each_tool_call(self.mw):
+            return None  # judged per tool call instead: see tool_limit_hooks
 
         def build(ctx: Any) -> dict[str, Any]:
             _, messages = _to_langchain(ctx.messages)
@@ -322,7 +346,7 @@ class _Middleware:
         middleware's own words as the tool's result; on the wire (the SDK adapters) the call
         is refused with those words.
         """
-        if not isinstance(self.mw, ToolCallLimitMiddleware):
+        if not _judges_each_tool_call(self.mw):
             return []
         mw, state = self.mw, self.state
 
@@ -400,8 +424,9 @@ class _Middleware:
 
     def _model_request(self, ctx: Any) -> ModelRequest:
         system, messages = _to_langchain(ctx.messages)
-        return ModelRequest(model=_FrameworkModel.instance(), messages=messages, system_message=system,
-                            tools=[], state=self.state.view(messages), runtime=_runtime())  # type: ignore[arg-type]
+        return ModelRequest(model=_FrameworkModel.instance(), messages=messages, **_system_field(system),
+                            tools=[], tool_choice=None, response_format=None,  # required in langchain 1.0
+                            state=self.state.view(messages), runtime=_runtime())  # type: ignore[arg-type]
 
     def _model_handler(self, ctx: Any, call_next: Any, natives: dict[int, Any]) -> Callable[[Any], Any]:
         mw = self.mw
@@ -412,7 +437,7 @@ class _Middleware:
                     f"{mw.name} changed the request's model, tools or response format, which only LangChain's "
                     "own agent can honour; give it to create_agent instead"
                 )
-            ctx.messages[:] = _to_openai(request.system_message, request.messages)
+            ctx.messages[:] = _to_openai(_system_of(request), request.messages)
 
         def respond(native: Any) -> ModelResponse:
             ai = AIMessage(content=ctx.response or "")

@@ -15,7 +15,6 @@ pytest.importorskip("langchain.agents.middleware")
 
 from langchain.agents.middleware import (  # noqa: E402
     ModelCallLimitMiddleware,
-    ModelRetryMiddleware,
     PIIMiddleware,
     ToolCallLimitMiddleware,
     ToolRetryMiddleware,
@@ -23,6 +22,7 @@ from langchain.agents.middleware import (  # noqa: E402
     before_model,
     wrap_model_call,
 )
+from tests.support.middleware import ModelRetryMiddleware, needs_model_retry, needs_tool_limit_per_call  # noqa: E402
 
 from hookport import ExtensionPoint, register_hook, set_strict  # noqa: E402
 from hookport.compat.langchain import use_middleware  # noqa: E402
@@ -106,6 +106,7 @@ def test_middleware__model_call_limit_ends_the_run(harness: Harness) -> None:
 
 
 def test_middleware__tool_call_limit_refuses_past_the_limit(harness: Harness) -> None:
+    needs_tool_limit_per_call()
     require(harness, "middleware__tool_call_limit_refuses_past_the_limit")
     make = lambda: ToolCallLimitMiddleware(tool_name="add_numbers", run_limit=1, exit_behavior="continue")  # noqa: E731
     script = [Turn.call("add_numbers", a=1, b=2), Turn.call("add_numbers", a=3, b=4), Turn.final("done")]
@@ -120,7 +121,24 @@ def test_middleware__tool_call_limit_refuses_past_the_limit(harness: Harness) ->
     assert told in result.seen_by_model().replace('\\"', '"').replace("\\'", "'")
 
 
+def test_middleware__tool_call_limit_end_stops_the_run_as_create_agent_does(harness: Harness) -> None:
+    """`exit_behavior="end"`, which every langchain release with middleware has (1.0 ends the run at
+    the next model call, later releases at the answer that goes past the limit): the same tool
+    executions, the same model calls and a final answer that says so, as on `create_agent`."""
+    require(harness, "middleware__tool_call_limit_end_stops_the_run_as_create_agent_does")
+    make = lambda: ToolCallLimitMiddleware(tool_name="add_numbers", run_limit=1, exit_behavior="end")  # noqa: E731
+    script = [Turn.call("add_numbers", a=1, b=2), Turn.call("add_numbers", a=3, b=4), Turn.final("done")]
+    expected = reference([make()], script, "What is 2 + 3?")
+    assert expected["runs"] == ["add_numbers"] and "limit" in expected["output"].lower()
+    use_middleware(make())
+    result = harness.run(script)
+    result.raise_error()
+    assert len(result.runs_of("add_numbers")) == 1
+    assert len(result.model_inputs) == expected["model_calls"]
+    assert result.output is not None and "limit" in str(result.output).lower()
+
 def test_middleware__model_retry_reissues_the_request(harness: Harness) -> None:
+    needs_model_retry()
     require(harness, "middleware__model_retry_reissues_the_request")
     use_middleware(ModelRetryMiddleware(max_retries=2, initial_delay=0, jitter=False))
     result = harness.run([Turn.fail("model overloaded"), Turn.final("second time lucky")])

@@ -15,7 +15,6 @@ from langchain.agents.middleware import (  # noqa: E402
     AgentMiddleware,
     HumanInTheLoopMiddleware,
     ModelCallLimitMiddleware,
-    ModelRetryMiddleware,
     PIIMiddleware,
     ToolCallLimitMiddleware,
     ToolRetryMiddleware,
@@ -24,6 +23,7 @@ from langchain.agents.middleware import (  # noqa: E402
     wrap_model_call,
     wrap_tool_call,
 )
+from tests.support.middleware import ModelRetryMiddleware, needs_model_retry, needs_tool_limit_per_call  # noqa: E402
 from langchain_core.messages import RemoveMessage  # noqa: E402
 
 from hookport import ExtensionPoint, HookAborted, InterceptionPoint, LLMCallHookContext, ToolCallHookContext, execution, get_hooks  # noqa: E402
@@ -86,6 +86,7 @@ def test_model_call_limit_ends_the_run_with_its_message_instead_of_calling_the_m
 
 
 def test_model_retry_reissues_the_failed_request() -> None:
+    needs_model_retry()
     use_middleware(ModelRetryMiddleware(max_retries=2, initial_delay=0, jitter=False))
     model = Model(ConnectionError("overloaded"), "second try")
     assert ask(model) == "second try"
@@ -93,6 +94,7 @@ def test_model_retry_reissues_the_failed_request() -> None:
 
 
 async def test_async_paths_use_the_async_forms() -> None:
+    needs_model_retry()
     use_middleware(ModelRetryMiddleware(max_retries=1, initial_delay=0, jitter=False))
     model = Model(ConnectionError("overloaded"), "async second try")
     ctx = LLMCallHookContext([{"role": "user", "content": "hi"}])
@@ -118,6 +120,7 @@ def call_tool(tool: Tool, name: str = "search") -> str:
 
 
 def test_tool_call_limit_refuses_calls_past_the_limit() -> None:
+    needs_tool_limit_per_call()
     use_middleware(ToolCallLimitMiddleware(tool_name="search", run_limit=1, exit_behavior="continue"))
     tool = Tool("first", "second")
     with execution("app"):

@@ -103,6 +103,14 @@ class MCPHarness(Harness):
         "reentry__a_judge_hook_is_not_hooked_again": NO_MODEL,
         "durations__post_and_end_carry_them": NO_MODEL + " (the scenario needs POST_MODEL_CALL); "
         "tests/adapters/mcp checks POST_TOOL_CALL's duration",
+        **{
+            f"middleware__{scenario}": NO_MODEL + " (the middleware acts on model calls)"
+            for scenario in (
+                "pii_redacts_what_the_model_and_the_user_see", "pii_block_stops_the_run",
+                "model_call_limit_ends_the_run", "tool_call_limit_end_stops_the_run_as_create_agent_does",
+                "model_retry_reissues_the_request", "user_decorators_before_after_wrap", "user_async_middleware",
+            )
+        },
         "steps": "an MCP client has no steps",
         "turns__once_per_agent_turn": "an MCP client has no agents",
     }
