@@ -73,15 +73,33 @@ def with_task_result_text(result: Any, text: str) -> Any:
     return result.model_copy(update={"messages": messages})
 
 
+def response_text(response: Any) -> str | None:
+    """An agent turn's ``Response``: the text of its ``chat_message``."""
+    content = getattr(getattr(response, "chat_message", None), "content", None)
+    return content if isinstance(content, str) else None
+
+
+def with_response_text(response: Any, text: str) -> Any:
+    message = response.chat_message
+    if isinstance(getattr(message, "content", None), str):
+        return response.model_copy(update={"chat_message": message.model_copy(update={"content": text})})
+    from autogen_agentchat.messages import TextMessage
+
+    return response.model_copy(update={"chat_message": TextMessage(content=text, source=message.source)})
+
+
 _registered = False
 
 
 def _register_answer_type() -> None:
+    """``OutputContext.text`` (and ``text_of``) read and replace a run's ``TaskResult`` and an agent
+    turn's ``Response`` (registered once, on the first run or turn)."""
     global _registered
     if not _registered:
-        from autogen_agentchat.base import TaskResult
+        from autogen_agentchat.base import Response, TaskResult
 
         register_answer_type(TaskResult, task_result_text, with_task_result_text)
+        register_answer_type(Response, response_text, with_response_text)
         _registered = True
 
 
@@ -169,6 +187,7 @@ def _is_response(item: Any) -> bool:
 
 
 async def _turn(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> AsyncIterator[Any]:
+    _register_answer_type()
     state = TurnState(instance)
     fields = _fields(instance)
     started = perf_counter()
