@@ -25,9 +25,13 @@ from typing import Any
 
 def _snapshot(message: dict[str, Any]) -> dict[str, Any]:
     """A copy deep enough to tell later whether a hook edited `message` in place."""
-    if isinstance(message.get("content"), (str, type(None))) and "tool_calls" not in message:
-        return message.copy()
-    return copy.deepcopy(message)
+    copied = message.copy()
+    calls = message.get("tool_calls")
+    if calls is not None:  # the shape `to_dicts` builds: copy each call and its function
+        copied["tool_calls"] = [{**call, "function": dict(call["function"])} for call in calls]
+    if not isinstance(message.get("content"), (str, type(None))):
+        copied["content"] = copy.deepcopy(message["content"])
+    return copied
 
 
 def _user_content(content: Any) -> Any:

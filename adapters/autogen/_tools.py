@@ -25,7 +25,6 @@ alike, on every version, once.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 from typing import Any
@@ -89,7 +88,7 @@ async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
     ctx = ToolCallHookContext(call.name, _arguments(call.arguments), kwargs.get("workbench"),
                               tool_call_id=call.id, framework=FRAMEWORK,
                               **agent_fields(state, kwargs.get("agent_name")))
-    original = copy.deepcopy(ctx.tool_input)
+    original = _arguments(call.arguments)  # a second parse: cheaper than a deep copy
     shape = _ExecutionShape(call)
 
     async def run(c: ToolCallHookContext) -> Any:
