@@ -34,6 +34,7 @@ from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
 
+from hookport.adapters._sdk_data import parse_arguments
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.autogen._state import FRAMEWORK, agent_fields, current_turn
 
@@ -74,21 +75,13 @@ class _ExecutionShape(ToolShape[Any]):
         return self._result(text, True)
 
 
-def _arguments(raw: Any) -> dict[str, Any]:
-    try:
-        parsed = json.loads(raw) if isinstance(raw, str) and raw.strip() else {}
-    except ValueError:
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
-
-
 async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
     call = kwargs["tool_call"]
     state = current_turn.get()
-    ctx = ToolCallHookContext(call.name, _arguments(call.arguments), kwargs.get("workbench"),
+    ctx = ToolCallHookContext(call.name, parse_arguments(call.arguments), kwargs.get("workbench"),
                               tool_call_id=call.id, framework=FRAMEWORK,
                               **agent_fields(state, kwargs.get("agent_name")))
-    original = _arguments(call.arguments)  # a second parse: cheaper than a deep copy
+    original = parse_arguments(call.arguments)  # a second parse: cheaper than a deep copy
     shape = _ExecutionShape(call)
 
     async def run(c: ToolCallHookContext) -> Any:

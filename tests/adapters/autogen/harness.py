@@ -36,6 +36,7 @@ from autogen_core.tools import FunctionTool, StaticWorkbench  # noqa: E402
 from autogen_ext.models.replay import ReplayChatCompletionClient  # noqa: E402
 
 from tests.conformance.harness import Entry, Harness, RunResult, Turn, number_tool_calls  # noqa: E402
+from tests.support.loops import run_coroutine  # noqa: E402
 
 INSTRUCTIONS = "You are a careful assistant. Use the tools when they help."
 MODEL_INFO = ModelInfo(vision=False, function_calling=True, json_output=False, family="unknown",
@@ -143,7 +144,15 @@ async def drain(agent: AssistantAgent, prompt: str) -> Any:
     return final
 
 
-def run_entry(worker: AssistantAgent, entry: Entry, prompt: str) -> Any:
+def run_entry(worker: AssistantAgent, entry: Entry, prompt: str) -> tuple[Any, BaseException | None]:
+    """Run `worker` through `entry`: (its output, None), or (None, what the entry point raised)."""
+    try:
+        return _entry(worker, entry, prompt), None
+    except Exception as caught:  # noqa: BLE001 - the scenario inspects it
+        return None, caught
+
+
+def _entry(worker: AssistantAgent, entry: Entry, prompt: str) -> Any:
     if entry == "sync":
         return asyncio.run(worker.run(task=prompt))
     if entry == "async":
@@ -179,12 +188,7 @@ class AutoGenHarness(Harness):
         self.tool_runs = tool_runs
         client = self._client(script, requests)
         worker = build_agent(agent, client, tool_runs, stream=entry == "stream")
-        output: Any = None
-        error: BaseException | None = None
-        try:
-            output = run_entry(worker, entry, prompt)
-        except Exception as caught:  # noqa: BLE001 - the scenario inspects it
-            error = caught
+        output, error = run_entry(worker, entry, prompt)
         return RunResult(output=output_text(output), error=error, model_inputs=requests, tool_runs=tool_runs)
 
     def refusal_text(self, tool: str, reason: str) -> str:
@@ -203,7 +207,7 @@ class AutoGenHarness(Harness):
             result = await client.create([UserMessage(content=prompt, source="user")])
             return str(result.content)
 
-        return _run_coroutine(ask())
+        return run_coroutine(ask())
 
     def run_tool_directly(self, name: str, args: dict[str, Any]) -> str:
         runs = self.tool_runs if self.tool_runs is not None else []
@@ -213,7 +217,7 @@ class AutoGenHarness(Harness):
             result = await workbench.call_tool(name, dict(args), CancellationToken())
             return str(result.to_text())
 
-        return _run_coroutine(call())
+        return run_coroutine(call())
 
     # -- layered: autogen-ext's OpenAIChatCompletionClient on the scripted OpenAI server --------------
 
@@ -241,28 +245,9 @@ class AutoGenHarness(Harness):
             client = OpenAIChatCompletionClient(model="gpt-4o-mini", base_url=server.base_url,
                                                 api_key="sk-offline-dummy", model_info=MODEL_INFO, max_retries=0)
             worker = build_agent(agent, client, tool_runs, stream=entry == "stream")
-            output: Any = None
-            error: BaseException | None = None
-            try:
-                output = run_entry(worker, entry, prompt)
-            except Exception as caught:  # noqa: BLE001 - the scenario inspects it
-                error = caught
+            output, error = run_entry(worker, entry, prompt)
             requests = [request_messages(body) for body in server.requests]
         return RunResult(output=output_text(output), error=error, model_inputs=requests, tool_runs=tool_runs)
-
-
-def _run_coroutine(coroutine: Any) -> Any:
-    """Run `coroutine` to the end from sync code, also when called inside a running loop (a hook)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    import concurrent.futures
-    import contextvars
-
-    context = contextvars.copy_context()  # the hook's context: its calls are not hooked again
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(context.run, asyncio.run, coroutine).result()
 
 
 HARNESS = AutoGenHarness
