@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 
 from hookport import adapters
 from policies import trace  # (importing it registers the three hooks)
@@ -22,7 +23,10 @@ report = adapters.install("autogen")  # before or after importing autogen_agentc
 from autogen_agentchat.agents import AssistantAgent  # noqa: E402
 from autogen_core import FunctionCall  # noqa: E402
 from autogen_core.models import CreateResult, ModelInfo, RequestUsage  # noqa: E402
+from autogen_core import EVENT_LOGGER_NAME  # noqa: E402
 from autogen_ext.models.replay import ReplayChatCompletionClient  # noqa: E402
+
+logging.getLogger(EVENT_LOGGER_NAME).setLevel(logging.ERROR)  # the replay client's "ignored in replay mode" notes
 
 FILES = {"notes.txt": "Order #7 paid with card 4111 1111 1111 1111."}
 MODEL_SAW: list[str] = []
