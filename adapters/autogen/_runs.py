@@ -27,7 +27,8 @@ from hookport.boundary import AGENT_TURN, TURN_END, TURN_START, Execution, apost
     open_execution
 from hookport.registry import has_hooks
 
-from hookport.adapters.autogen._state import FRAMEWORK, TurnState, inside
+from hookport.adapters.autogen._state import FRAMEWORK, RunScope, TurnState, in_scope, inside, note_abort, surfaced
+from hookport.errors import HookAborted
 from hookport.adapters.autogen._steps import close_step
 
 Args = tuple[Any, ...]
@@ -111,12 +112,17 @@ async def _run(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     if run is None:
         return await wrapped(*args, **kwargs)
     _register_answer_type()
+    scope = RunScope()
     try:
-        kwargs["task"] = await run.abegin(kwargs.get("task"))
-        result = await wrapped(*args, **kwargs)
-        return await run.asucceed(result)
+        with in_scope(scope):
+            kwargs["task"] = await run.abegin(kwargs.get("task"))
+            result = await wrapped(*args, **kwargs)
+            return await run.asucceed(result)
     except BaseException as error:
-        await run.afail(error)
+        kept = surfaced(scope, error)
+        await run.afail(kept)
+        if kept is not error:
+            raise kept from None
         raise
     finally:
         run.close()
@@ -144,13 +150,14 @@ async def _stream(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> As
                 yield item
         return
     _register_answer_type()
+    scope = RunScope()
     try:
-        with entered(run):  # the execution is current only while this generator works
+        with entered(run), in_scope(scope):  # current only while this generator works
             kwargs["task"] = await run.abegin(kwargs.get("task"))
             inner = wrapped(*args, **kwargs)
         try:
             while True:
-                with entered(run):
+                with entered(run), in_scope(scope):
                     try:
                         item = await inner.__anext__()
                     except StopAsyncIteration:
@@ -162,8 +169,11 @@ async def _stream(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> As
             with entered(run):
                 await inner.aclose()
     except BaseException as error:
+        kept = surfaced(scope, error)
         with entered(run):
-            await run.afail(error)
+            await run.afail(kept)
+        if kept is not error:
+            raise kept from None
         raise
     finally:
         with entered(run):
@@ -191,14 +201,15 @@ async def _turn(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Asyn
     state = TurnState(instance)
     fields = _fields(instance)
     started = perf_counter()
-    with inside(state):
-        if has_hooks(TURN_START):
-            messages = args[0] if args else kwargs.get("messages")
-            given = await apre_step(FRAMEWORK, AGENT_TURN, state.name, messages, point=TURN_START, **fields)
-            if given is not messages:
-                args, kwargs = ((given, *args[1:]), kwargs) if args else (args, {**kwargs, "messages": given})
-        inner = wrapped(*args, **kwargs)
+    inner: Any = None
     try:
+        with inside(state):
+            if has_hooks(TURN_START):
+                messages = args[0] if args else kwargs.get("messages")
+                given = await apre_step(FRAMEWORK, AGENT_TURN, state.name, messages, point=TURN_START, **fields)
+                if given is not messages:
+                    args, kwargs = ((given, *args[1:]), kwargs) if args else (args, {**kwargs, "messages": given})
+            inner = wrapped(*args, **kwargs)
         while True:
             with inside(state):
                 try:
@@ -213,9 +224,13 @@ async def _turn(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Asyn
                         item = await apost_step(FRAMEWORK, AGENT_TURN, state.name, item, started=started,
                                                 point=TURN_END, **fields)
             yield item
+    except HookAborted as error:
+        note_abort(error)  # a team's runtime would hand the run a RuntimeError with its text
+        raise
     finally:
-        with inside(state):
-            await inner.aclose()
+        if inner is not None:
+            with inside(state):
+                await inner.aclose()
 
 
 def on_messages_stream(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:

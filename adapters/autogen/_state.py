@@ -68,3 +68,45 @@ def agent_fields(state: TurnState | None, agent_name: str | None = None) -> dict
     if state is None:
         return {"agent": None, "agent_role": agent_name}
     return {"agent": state.agent, "agent_role": state.name}
+
+
+class RunScope:
+    """One outermost run: a hook's abort raised inside a team's agent, which AutoGen's runtime
+    turns into a ``RuntimeError`` carrying only the traceback's text, so the run can raise the
+    ``HookAborted`` itself."""
+
+    __slots__ = ("abort",)
+
+    def __init__(self) -> None:
+        self.abort: BaseException | None = None
+
+
+current_scope: ContextVar[RunScope | None] = ContextVar("hookport_autogen_run", default=None)
+
+
+@contextmanager
+def in_scope(scope: RunScope) -> Iterator[None]:
+    token = current_scope.set(scope)
+    try:
+        yield
+    finally:
+        try:
+            current_scope.reset(token)
+        except ValueError:
+            current_scope.set(None)
+
+
+def note_abort(error: BaseException) -> None:
+    """Remember a hook's abort leaving an agent's turn, for the run around it."""
+    scope = current_scope.get()
+    if scope is not None and scope.abort is None:
+        scope.abort = error
+
+
+def surfaced(scope: RunScope, error: BaseException) -> BaseException:
+    """What the run raises: the hook's abort behind AutoGen's wrapping of it, or `error` itself."""
+    from hookport.errors import HookAborted
+
+    if scope.abort is not None and not isinstance(error, HookAborted) and isinstance(error, Exception):
+        return scope.abort
+    return error

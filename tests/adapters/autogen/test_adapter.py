@@ -134,6 +134,29 @@ def test_team_run_is_one_execution_with_a_turn_per_speaker(harness: Any) -> None
     assert models == ["alpha", "beta"]
 
 
+@pytest.mark.parametrize("point", [P.PRE_MODEL_CALL, P.POST_TOOL_CALL, ExtensionPoint.AGENT_TURN_START])
+def test_abort_inside_a_team_leaves_the_run_as_hook_aborted(harness: Any, point: Any) -> None:
+    from autogen_agentchat.conditions import MaxMessageTermination
+
+    ends: list[Any] = []
+    on(P.EXECUTION_END)(ends.append)
+
+    def stop(ctx: Any) -> None:
+        raise HookAborted("not in this team")
+
+    register_hook(point, stop)
+    alpha, _, runs = fresh([Turn.call("add_numbers", a=2, b=3), Turn.final("never")], "alpha")
+    team = RoundRobinGroupChat([alpha], termination_condition=MaxMessageTermination(4))
+
+    async def main() -> Any:
+        return await asyncio.wait_for(team.run(task="go"), timeout=20)
+
+    with pytest.raises(HookAborted, match="not in this team"):  # AutoGen's runtime alone gives a RuntimeError
+        asyncio.run(main())
+    assert [(e.status, type(e.error).__name__) for e in ends] == [("failed", "HookAborted")]
+    assert len(runs) == (1 if point == P.POST_TOOL_CALL else 0)
+
+
 def test_streamed_run_replacement_reaches_the_task_result(harness: Any) -> None:
     ends: list[Any] = []
 
