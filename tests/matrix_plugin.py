@@ -37,10 +37,12 @@ def installed(distribution: str) -> str | None:
 
 
 def parse_pins(text: str) -> dict[str, str]:
-    """``"langchain-core==1.8.4 langgraph==1.2.24"`` -> ``{dist: version}`` (exact pins only)."""
+    """``"langchain-core==1.8.4 langgraph==1.2.24"`` -> ``{dist: version}`` (exact pins only; a pin's
+    extras are not part of its distribution's name: ``autogen-ext[openai]==0.7.5`` -> ``autogen-ext``)."""
     pins: dict[str, str] = {}
     for pin in text.split():
         name, sep, version = pin.partition("==")
+        name = name.split("[", 1)[0]
         if sep and name and version:
             pins[name.strip()] = version.strip()
     return pins

@@ -38,6 +38,7 @@ from agent_framework import (  # noqa: E402
 from agent_framework._middleware import ChatMiddlewareLayer  # noqa: E402
 
 from tests.conformance.harness import Entry, Harness, RunResult, Turn, number_tool_calls  # noqa: E402
+from tests.support.loops import run_coroutine  # noqa: E402
 
 INSTRUCTIONS = "You are a careful assistant. Use the tools when they help."
 
@@ -210,26 +211,12 @@ class AgentFrameworkHarness(Harness):
         async def ask() -> str:
             return (await client.get_response([Message(role="user", contents=[Content.from_text(prompt)])])).text
 
-        return _run_coroutine(ask())
+        return run_coroutine(ask())
 
     def run_tool_directly(self, name: str, args: dict[str, Any]) -> str:
         runs = self.tool_runs if self.tool_runs is not None else []
         found = {t.name: t for t in counting_tools(runs)}[name]
-        return _text(_run_coroutine(found.invoke(arguments=args)))
-
-
-def _run_coroutine(coroutine: Any) -> Any:
-    """Run `coroutine` to the end from sync code, also when called inside a running loop (a hook)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    import concurrent.futures
-    import contextvars
-
-    context = contextvars.copy_context()  # the hook's context: its calls are not hooked again
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(context.run, asyncio.run, coroutine).result()
+        return _text(run_coroutine(found.invoke(arguments=args)))
 
 
 HARNESS = AgentFrameworkHarness

@@ -1,0 +1,112 @@
+"""What one agent turn shares with the model and tool call sites under it.
+
+A ContextVar, entered around each step of the agent's ``on_messages_stream``
+generator (never kept across a ``yield``), so it follows the turn into the
+tasks AutoGen starts for parallel tool calls and stays out of the caller's
+context between the generator's items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+FRAMEWORK = "autogen"
+
+
+class TurnState:
+    """One ``on_messages_stream`` of one agent: its tool-loop step in progress and its model calls."""
+
+    __slots__ = ("agent", "name", "step_started", "step_output", "model_calls", "error")
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.name: str = str(getattr(agent, "name", None) or type(agent).__name__)
+        self.step_started: float | None = None
+        """perf_counter() when the open step began (None: no step open)."""
+        self.step_output: Any = None
+        self.model_calls = 0
+        self.error: BaseException | None = None
+        """An error a tool call's hooks raised, held for the agent's loop to raise (see `hold_error`)."""
+
+    def hold_error(self, error: BaseException) -> None:
+        """Keep `error` (the first one) to raise at the turn's next model request or its end.
+
+        AutoGen 0.6+ runs a turn's tool calls in a task that signals the turn's event
+        queue only when every call returned: an exception out of one call leaves the
+        agent waiting on that queue forever. So a hook's error (an abort after the tool
+        ran, a failing hook) does not leave the call; it ends the turn right after.
+        """
+        if self.error is None:
+            self.error = error
+
+    def raise_held(self) -> None:
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+
+
+current_turn: ContextVar[TurnState | None] = ContextVar("hookport_autogen_turn", default=None)
+
+
+@contextmanager
+def inside(state: TurnState | None) -> Iterator[None]:
+    """`state` is the current turn for one block of work."""
+    token = current_turn.set(state)
+    try:
+        yield
+    finally:
+        try:
+            current_turn.reset(token)
+        except ValueError:  # left from another context (a generator moved between tasks)
+            current_turn.set(None)
+
+
+def agent_fields(state: TurnState | None, agent_name: str | None = None) -> dict[str, Any]:
+    if state is None:
+        return {"agent": None, "agent_role": agent_name}
+    return {"agent": state.agent, "agent_role": state.name}
+
+
+class RunScope:
+    """One outermost run: a hook's abort raised inside a team's agent, which AutoGen's runtime
+    turns into a ``RuntimeError`` carrying only the traceback's text, so the run can raise the
+    ``HookAborted`` itself."""
+
+    __slots__ = ("abort",)
+
+    def __init__(self) -> None:
+        self.abort: BaseException | None = None
+
+
+current_scope: ContextVar[RunScope | None] = ContextVar("hookport_autogen_run", default=None)
+
+
+@contextmanager
+def in_scope(scope: RunScope) -> Iterator[None]:
+    token = current_scope.set(scope)
+    try:
+        yield
+    finally:
+        try:
+            current_scope.reset(token)
+        except ValueError:
+            current_scope.set(None)
+
+
+def note_abort(error: BaseException) -> None:
+    """Remember a hook's abort leaving an agent's turn, for the run around it."""
+    scope = current_scope.get()
+    if scope is not None and scope.abort is None:
+        scope.abort = error
+
+
+def surfaced(scope: RunScope, error: BaseException) -> BaseException:
+    """What the run raises: the hook's abort behind AutoGen's wrapping of it, or `error` itself."""
+    from hookport.errors import HookAborted
+
+    if scope.abort is not None and not isinstance(error, HookAborted) and isinstance(error, Exception):
+        return scope.abort
+    return error

@@ -1,0 +1,3 @@
+"""Tests of the autogen adapter (AutoGen AgentChat)."""
+
+FRAMEWORK_MODULE = "autogen_agentchat"
