@@ -20,6 +20,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hookport.adapters._sdk_data import content_text as as_text
+from hookport.adapters._sdk_data import parse_arguments
+
 Message = dict[str, Any]
 Block = dict[str, Any]
 
@@ -139,20 +142,10 @@ def _blocks_of(message: Message) -> tuple[str, list[Block]]:
     if role == "assistant":
         for call in message.get("tool_calls") or ():
             function = call.get("function", {})
-            arguments = _loaded(function.get("arguments"))
             blocks.append({"toolUse": {"toolUseId": str(call.get("id")), "name": function.get("name"),
-                                       "input": arguments if isinstance(arguments, dict) else {}}})
+                                       "input": parse_arguments(function.get("arguments"))}})
         return "assistant", blocks
     return "user", blocks
-
-
-def as_text(content: Any) -> str:
-    """OpenAI content (a string or a list of ``{"type": "text", "text": ...}`` parts) as text."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
-    return "" if content is None else str(content)
 
 
 def as_json(value: Any) -> str:
@@ -160,15 +153,6 @@ def as_json(value: Any) -> str:
         return json.dumps(value, default=str)
     except (TypeError, ValueError):
         return str(value)
-
-
-def _loaded(value: Any) -> Any:
-    if not isinstance(value, str):
-        return value
-    try:
-        return json.loads(value)
-    except ValueError:
-        return value
 
 
 def message_with_text(message: Message, text: str) -> Message:
