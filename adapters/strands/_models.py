@@ -26,7 +26,7 @@ from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.strands._events import event_class
 from hookport.adapters.strands._messages import MessageView, blocks_text, message_with_text
 from hookport.adapters.strands._state import FRAMEWORK, agent_fields, agent_of
-from hookport.calls import ResponseShape, amodel_call, model_call, model_hooks_active
+from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active, tool_hooks_active
 from hookport.contexts import LLMCallHookContext
 from hookport.points import ExtensionPoint
 
@@ -74,8 +74,24 @@ SHAPE = StrandsAnswerShape()
 def model_request(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``stream_messages(...)``: one model request, hooked when a model hook would run."""
     if not model_hooks_active():
+        if tool_hooks_active():  # the openai adapter underneath leaves the answer's tool calls to us
+            return _marked(wrapped(*args, **kwargs))
         return wrapped(*args, **kwargs)
     return _request(wrapped, args, kwargs)
+
+
+async def _marked(events: Any) -> AsyncIterator[Any]:
+    """An unhooked request, marked as a framework model call for the SDK adapters under it."""
+    try:
+        while True:
+            with MODEL_LAYER.hold():
+                try:
+                    event = await events.__anext__()
+                except StopAsyncIteration:
+                    return
+            yield event
+    finally:
+        await events.aclose()
 
 
 _PARAMETERS = ("model", "system_prompt", "messages", "tool_specs")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import importlib.util
 import json
 import os
 import threading
@@ -203,6 +204,46 @@ class StrandsHarness(Harness):
         agent = make_agent(record, "tool_check", record_direct_tool_call=False)
         result = getattr(agent.tool, name)(**args)
         return "".join(str(c.get("text", "")) for c in result.get("content") or [])
+
+    def sdk_layers(self) -> dict[str, tuple[Entry, ...]]:
+        """Strands' ``OpenAIModel`` is the ``openai`` client (on the scripted server)."""
+        return {"openai": self.entries} if importlib.util.find_spec("openai") is not None else {}
+
+    def run_layered(self, sdk: str, script: list[Turn], *, entry: Entry = "sync", agent: str = "alpha",
+                    prompt: str = "What is 2 + 3?") -> RunResult:
+        from strands.models.openai import OpenAIModel
+
+        from hookport.adapters.openai_sdk import LEDGER
+        from tests.support.openai_server import request_messages
+
+        server = openai_server()
+        server.script(script)
+        LEDGER.clear()  # the scripted server reuses call ids in every script
+        record = Record(script)
+        model = OpenAIModel(client_args={"base_url": server.base_url, "api_key": "sk-offline-dummy",
+                                         "max_retries": 0}, model_id="scripted-model")
+        strands_agent = Agent(name=agent, model=model, tools=make_tools(record), system_prompt="Answer briefly.",
+                              callback_handler=None)
+        output: str | None = None
+        error: BaseException | None = None
+        try:
+            output = result_text(run_agent(strands_agent, entry, prompt))
+        except Exception as caught:  # the entry point's error is part of the result
+            error = caught
+        return RunResult(output=output, error=error, model_inputs=[request_messages(b) for b in server.requests],
+                         tool_runs=record.tool_runs)
+
+
+_server: Any = None
+
+
+def openai_server() -> Any:
+    global _server
+    if _server is None:
+        from tests.support.openai_server import ScriptedOpenAIServer
+
+        _server = ScriptedOpenAIServer(by_conversation=False).start()
+    return _server
 
 
 HARNESS = StrandsHarness
