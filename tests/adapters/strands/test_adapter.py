@@ -184,3 +184,41 @@ def test_stream_closed_early_ends_the_execution_as_failed(harness: Any) -> None:
 
     asyncio.run(first_event_only())
     assert ends == ["failed"]
+
+
+def test_unsupported_version_and_missing_package_are_clear_errors(monkeypatch: Any) -> None:
+    import pytest
+
+    from hookport.adapters._errors import FrameworkNotInstalledError, UnsupportedVersionError
+    from hookport.adapters.strands import StrandsAdapter
+
+    monkeypatch.setattr("hookport.adapters._base.installed_version", lambda dist: "1.20.0")
+    with pytest.raises(UnsupportedVersionError) as caught:
+        StrandsAdapter().install()
+    assert "1.20.0" in str(caught.value) and ">=1.30,<2" in str(caught.value)
+    monkeypatch.setattr("hookport.adapters._base.installed_version", lambda dist: None)
+    with pytest.raises(FrameworkNotInstalledError) as missing:
+        StrandsAdapter().install()
+    assert "hookport[strands]" in str(missing.value)
+
+
+def test_every_target_is_patched_and_uninstall_restores_them(strands_adapter: Any) -> None:
+    import sys
+
+    import wrapt
+
+    from hookport.adapters.strands import StrandsAdapter
+
+    adapter = StrandsAdapter()
+    before = {t.name: wrapt.resolve_path(sys.modules[t.module], t.path)[2] for t in adapter.targets()}
+    report = adapter.install()
+    try:
+        assert report.missing == [] and len(report.patched) == 5, report
+        for target in adapter.targets():
+            value = wrapt.resolve_path(sys.modules[target.module], target.path)[2]
+            assert value is not before[target.name], f"{target.name} was not patched"
+    finally:
+        adapter.uninstall()
+    for target in adapter.targets():
+        value = wrapt.resolve_path(sys.modules[target.module], target.path)[2]
+        assert value is before[target.name], f"{target.name} was not restored"
