@@ -67,3 +67,26 @@ def test_mcp_tools_are_hooked_and_refused(harness: Any) -> None:
     assert results["call_2"] == {"id": "call_2", "status": "error",
                                  "content": "Tool call purge_records was refused: purging is not allowed"}
     assert str(result).strip() == "done"
+
+
+def test_mcp_tools_are_hooked_once_with_the_mcp_adapter_too(harness: Any) -> None:
+    from strands import Agent
+
+    from hookport import adapters
+
+    seen: list[tuple[str, str | None]] = []
+
+    @on(P.PRE_TOOL_CALL)
+    def count(ctx: Any) -> None:
+        seen.append((ctx.tool_name, ctx.framework))
+
+    had = "mcp" in adapters.installed()
+    adapters.install("mcp")
+    try:
+        record = Record([Turn(tool_calls=[ToolCall("add_numbers", {"a": 2, "b": 3})]), Turn.final("done")])
+        with MCPClient(in_memory) as client:
+            Agent(name="alpha", model=ScriptedModel(record), tools=client.list_tools_sync(), callback_handler=None)("go")
+    finally:
+        if not had:
+            adapters.uninstall("mcp")
+    assert seen == [("add_numbers", "strands")]
