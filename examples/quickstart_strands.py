@@ -28,6 +28,7 @@ report = adapters.install("strands")  # before or after importing strands: both 
 
 from strands import Agent, tool  # noqa: E402
 from strands.models.model import Model  # noqa: E402
+from strands.tools.executors import SequentialToolExecutor  # noqa: E402
 
 FILES = {"notes.txt": "Order #7 paid with card 4111 1111 1111 1111."}
 MODEL_SAW: list[str] = []
@@ -81,7 +82,8 @@ class ScriptedModel(Model):
 def main() -> None:
     print(f"hookport {report.adapter} adapter on strands-agents {report.version}")
     agent = Agent(name="assistant", model=ScriptedModel(), system_prompt="Summarise files and tidy up.",
-                  tools=[read_file, delete_file], callback_handler=None)
+                  tools=[read_file, delete_file], callback_handler=None,
+                  tool_executor=SequentialToolExecutor())  # one after the other: the printout stays in order
     print("\nWhat each hook did:")
     answer = str(agent("Summarise notes.txt, then delete it.")).strip()
     refused = "Tool call delete_file was refused"
