@@ -21,3 +21,14 @@ def event_class(name: str) -> Any:
         if found is not None:
             return found
     raise ImportError(f"strands has no event class {name}")
+
+
+async def drained(events: Any) -> list[Any]:
+    """Every event of an async generator, closed afterwards whatever happens."""
+    seen: list[Any] = []
+    try:
+        async for event in events:
+            seen.append(event)
+    finally:
+        await events.aclose()
+    return seen

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from hookport.adapters._sync_wraps import on_worker, sync_wraps
-from hookport.adapters.strands._events import event_class
+from hookport.adapters._sync_wraps import call_sequence
+from hookport.adapters.strands._events import drained, event_class
 from hookport.adapters.strands._messages import MessageView, blocks_text, message_with_text
 from hookport.adapters.strands._state import FRAMEWORK, agent_fields, agent_of
 from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active, tool_hooks_active
@@ -121,22 +121,14 @@ async def _request(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) 
                     options["system_prompt_content"] = [{"text": system}] if system is not None else None
         return await _drained(wrapped(*(call[p] for p in _PARAMETERS), **options))
 
-    if sync_wraps(ExtensionPoint.WRAP_MODEL_CALL):
-        answer = await on_worker(model_call, ctx, send, SHAPE)
-    else:
-        answer = await amodel_call(ctx, send, SHAPE)
+    answer = await call_sequence(ExtensionPoint.WRAP_MODEL_CALL, model_call, amodel_call, ctx, send, SHAPE)
     for event in answer.events:
         yield event
     yield answer.stop_event()
 
 
 async def _drained(events: Any) -> ModelAnswer:
-    seen: list[Any] = []
-    try:
-        async for event in events:
-            seen.append(event)
-    finally:
-        await events.aclose()
+    seen = await drained(events)
     stop = seen.pop() if seen and "stop" in seen[-1] else None
     if stop is None:
         raise RuntimeError("the model stream ended without a stop event")

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from hookport.adapters._sync_wraps import on_worker, sync_wraps
-from hookport.adapters.strands._events import event_class
+from hookport.adapters._sync_wraps import call_sequence
+from hookport.adapters.strands._events import drained, event_class
 from hookport.adapters.strands._messages import result_text
 from hookport.adapters.strands._state import FRAMEWORK, agent_fields
 from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
@@ -96,18 +96,9 @@ async def _run(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> A
         use = tool_use if c.tool_input == given else {**tool_use, "input": c.tool_input}
         ran: list[Any] = []
         events = wrapped(bound["agent"], use, ran, bound["invocation_state"], *extra, **options)
-        seen: list[Any] = []
-        try:
-            async for event in events:
-                seen.append(event)
-        finally:
-            await events.aclose()
-        return ToolOutcome(seen, call_id)
+        return ToolOutcome(await drained(events), call_id)
 
-    if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
-        outcome = await on_worker(tool_call, ctx, run, SHAPE)
-    else:
-        outcome = await atool_call(ctx, run, SHAPE)
+    outcome = await call_sequence(ExtensionPoint.WRAP_TOOL_CALL, tool_call, atool_call, ctx, run, SHAPE)
     for event in outcome.events:
         yield event
     result = outcome.result()

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncGenerator, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 os.environ.setdefault("AWS_REGION", "us-east-1")
@@ -29,7 +28,7 @@ from strands.hooks import (  # noqa: E402
 )
 from strands.models.model import Model  # noqa: E402
 
-from benchmarks.adapters import FrameworkBench  # noqa: E402
+from benchmarks.adapters import FrameworkBench, NativeSwitch  # noqa: E402
 
 
 class ScriptedModel(Model):
@@ -72,23 +71,14 @@ class NoopHooks(HookProvider):
         return None
 
 
-_native: list[bool] = []
-
-
-@contextmanager
-def native_hooks() -> Iterator[None]:
-    _native.append(True)
-    try:
-        yield
-    finally:
-        _native.clear()
+NATIVE = NativeSwitch()
 
 
 def make_run() -> Callable[[], Any]:
     loop = asyncio.new_event_loop()
 
     def run() -> Any:
-        hooks = [NoopHooks()] if _native else []
+        hooks = [NoopHooks()] if NATIVE else []
         agent = Agent(model=ScriptedModel(), tools=[add], hooks=hooks, callback_handler=None)
         return loop.run_until_complete(agent.invoke_async("add 2 and 3"))
 
@@ -99,6 +89,6 @@ BENCH = FrameworkBench(
     adapter="strands",
     make_run=make_run,
     describe="Agent.invoke_async: scripted Model, 1 tool call",
-    native=native_hooks,
+    native=NATIVE.on,
     calls_per_round=20,
 )
