@@ -222,3 +222,34 @@ def test_every_target_is_patched_and_uninstall_restores_them(strands_adapter: An
     for target in adapter.targets():
         value = wrapt.resolve_path(sys.modules[target.module], target.path)[2]
         assert value is before[target.name], f"{target.name} was not restored"
+
+
+def test_native_model_hooks_run_around_hookports_and_see_its_replacement(harness: Any) -> None:
+    from strands.hooks import AfterModelCallEvent, BeforeModelCallEvent
+
+    order: list[str] = []
+
+    class Watch(HookProvider):
+        def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
+            registry.add_callback(BeforeModelCallEvent, lambda e: order.append("native before"))
+            registry.add_callback(AfterModelCallEvent, self.after)
+
+        def after(self, event: Any) -> None:
+            response = event.stop_response
+            order.append(f"native after: {response.message['content'][0]['text'] if response else None}")
+
+    @on(P.PRE_MODEL_CALL)
+    def pre(ctx: Any) -> None:
+        order.append("hookport pre")
+
+    @on(P.POST_MODEL_CALL)
+    def post(ctx: Any) -> str:
+        order.append("hookport post")
+        return "replaced"
+
+    record = Record([Turn.final("original")])
+    agent = make_agent(record, "alpha", hooks=[Watch()])
+    result = agent("go")
+    assert order == ["native before", "hookport pre", "hookport post", "native after: replaced"]
+    assert str(result).strip() == "replaced"
+    assert agent.messages[-1]["content"] == [{"text": "replaced"}]
