@@ -77,6 +77,9 @@ class StrandsAdapter(Adapter):
     extra: ClassVar[str] = "strands"
     supported: ClassVar[str] = ">=1.30,<2"
     test_versions: ClassVar[tuple[str, ...]] = ("1.30.0", "1.50.0", "1.62.0")
+    companions: ClassVar[dict[str, tuple[str, ...]]] = {"1.62.0": ("openai==2.54.0",)}
+    """The layered tests (tests/conformance/test_layered.py) run Strands' ``OpenAIModel`` on the
+    openai SDK (strands-agents[openai] wants ``openai<3`` on 1.62)."""
     not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset()
 
     def targets(self) -> Sequence[Target]:
