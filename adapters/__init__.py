@@ -52,6 +52,7 @@ BUILTIN: dict[str, str] = {
     "openai-agents": "hookport.adapters.openai_agents:OpenAIAgentsAdapter",
     "pydantic-ai": "hookport.adapters.pydantic_ai:PydanticAIAdapter",
     "google-adk": "hookport.adapters.google_adk:GoogleADKAdapter",
+    "strands": "hookport.adapters.strands:StrandsAdapter",
     "agent-framework": "hookport.adapters.agent_framework:AgentFrameworkAdapter",
     "autogen": "hookport.adapters.autogen:AutoGenAdapter",
 }

@@ -328,6 +328,20 @@ class Adapter:
             self.report.pending.clear()
 
 
+def lazy_wrapper(package: str, module: str, function: str) -> Wrapper:
+    """A wrapper that imports ``<package>.<module>`` (and so the framework) on its first call and
+    hands every call to its `function`, so installing before the framework's import works."""
+    found: list[Wrapper] = []
+
+    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if not found:
+            found.append(getattr(importlib.import_module(f"{package}.{module}"), function))
+        return found[0](wrapped, instance, args, kwargs)
+
+    wrapper.__name__ = function
+    return wrapper
+
+
 def _peel(outer: Any, ours: Any, original: Any) -> bool:
     """Remove `ours` from under other wrappers (another tool wrapped on top of us)."""
     node = outer

@@ -64,6 +64,15 @@ async def on_worker(sequence: Callable[[Any, Callable[[Any], R], Any], R], ctx: 
     return await loop.run_in_executor(_workers(), context.run, sequence, ctx, blocking_call, shape)
 
 
+async def call_sequence(point: Point, sequence: Callable[..., R], asequence: Callable[..., Awaitable[R]], ctx: Any,
+                        call: Callable[[Any], Awaitable[R]], shape: Any) -> R:
+    """One hooked call on an async call site: `sequence` (``model_call`` / ``tool_call``) on a
+    worker when `point`'s wrap chain holds a plain hook, else `asequence` on this loop."""
+    if sync_wraps(point):
+        return await on_worker(sequence, ctx, call, shape)
+    return await asequence(ctx, call, shape)
+
+
 _pool: Optional[ThreadPoolExecutor] = None
 _pool_lock = threading.Lock()
 

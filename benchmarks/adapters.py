@@ -32,7 +32,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -61,6 +61,25 @@ class FrameworkBench:
     calls_per_round: int = 200
     setup: Callable[[], AbstractContextManager[Any]] = field(default=nullcontext)
     """Started once around the whole measurement (a local server, say)."""
+
+
+class NativeSwitch:
+    """A `FrameworkBench.native` for runs that pick their native hooks themselves: the switch is
+    true while the ``native`` configuration is measured (``native=switch.on``, ``if switch: ...``)."""
+
+    def __init__(self) -> None:
+        self._on = False
+
+    def __bool__(self) -> bool:
+        return self._on
+
+    @contextmanager
+    def on(self) -> Iterator[None]:
+        self._on = True
+        try:
+            yield
+        finally:
+            self._on = False
 
 
 def _noop(ctx: Any) -> None:

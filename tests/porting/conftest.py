@@ -24,8 +24,8 @@ from tests.conformance.conftest import load_harness, selected_harnesses
 from tests.conformance.harness import Harness
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
-FRAMEWORKS = ("praisonai", "langchain", "crewai", "openai-agents", "pydantic-ai", "google-adk", "agent-framework",
-              "autogen")
+FRAMEWORKS = ("praisonai", "langchain", "crewai", "openai-agents", "pydantic-ai", "google-adk",
+              "agent-framework", "autogen", "strands")
 
 
 def load(name: str) -> dict[str, Any]:

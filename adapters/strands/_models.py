@@ -1,0 +1,135 @@
+"""PRE_MODEL_CALL / WRAP_MODEL_CALL / POST_MODEL_CALL around every model request of a Strands agent.
+
+The call site is ``stream_messages(model, system_prompt, messages, tool_specs, ...)`` as
+``strands.event_loop.event_loop`` calls it (it imports the name from ``streaming``): every
+request of the event loop goes through it, whatever ``Model`` class the agent uses
+(Bedrock, OpenAI, Anthropic, LiteLLM, a custom one), inside Strands' model retry loop and,
+on 1.50+, inside the ``InvokeModelStage`` middleware chain.
+
+- PRE hooks see the request as OpenAI-style dicts (`_messages`); edits reach the model as
+  new message dicts, never in ``agent.messages``; a changed system message becomes the
+  request's system prompt.
+- Wrap hooks sit around the real request (a retry re-issues it, a cache answers instead).
+- POST hooks see the answer's text; a replacement becomes the text of the assistant message
+  Strands appends to the conversation and returns.
+
+While a model hook is registered, the request's stream events (text deltas) reach the
+caller when the request is complete, so what the run keeps matches what POST hooks left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from hookport.adapters._sync_wraps import call_sequence
+from hookport.adapters.strands._events import drained, event_class
+from hookport.adapters.strands._messages import MessageView, blocks_text, message_with_text
+from hookport.adapters.strands._state import FRAMEWORK, agent_fields, agent_of
+from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active, tool_hooks_active
+from hookport.contexts import LLMCallHookContext
+from hookport.points import ExtensionPoint
+
+_NO_USAGE = {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0}
+
+
+class ModelAnswer:
+    """One request's stream: the events before the stop, and the stop event's
+    ``(stop_reason, message, usage, metrics)``."""
+
+    __slots__ = ("events", "stop", "stop_type")
+
+    def __init__(self, events: list[Any], stop: tuple[Any, ...], stop_type: Any) -> None:
+        self.events = events
+        self.stop = stop
+        self.stop_type = stop_type
+
+    def stop_event(self) -> Any:
+        stop_reason, message, usage, metrics = self.stop
+        return self.stop_type(stop_reason=stop_reason, message=message, usage=usage, metrics=metrics)
+
+
+def _stop_type() -> Any:
+    return event_class("ModelStopReason")
+
+
+class StrandsAnswerShape(ResponseShape[ModelAnswer]):
+    def text(self, result: ModelAnswer) -> str | None:
+        if not isinstance(result, ModelAnswer):
+            return super().text(result)
+        return blocks_text(list(result.stop[1].get("content") or ()))
+
+    def replace(self, result: ModelAnswer | None, text: str) -> ModelAnswer:
+        if result is None:
+            message = {"role": "assistant", "content": [{"text": text}]}
+            return ModelAnswer([], ("end_turn", message, dict(_NO_USAGE), {"latencyMs": 0}), _stop_type())
+        stop_reason, message, usage, metrics = result.stop
+        return ModelAnswer(result.events, (stop_reason, message_with_text(message, text), usage, metrics),
+                           result.stop_type)
+
+
+SHAPE = StrandsAnswerShape()
+
+
+def model_request(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``stream_messages(...)``: one model request, hooked when a model hook would run."""
+    if not model_hooks_active():
+        if tool_hooks_active():  # the openai adapter underneath leaves the answer's tool calls to us
+            return _marked(wrapped(*args, **kwargs))
+        return wrapped(*args, **kwargs)
+    return _request(wrapped, args, kwargs)
+
+
+async def _marked(events: Any) -> AsyncIterator[Any]:
+    """An unhooked request, marked as a framework model call for the SDK adapters under it."""
+    try:
+        while True:
+            with MODEL_LAYER.hold():
+                try:
+                    event = await events.__anext__()
+                except StopAsyncIteration:
+                    return
+            yield event
+    finally:
+        await events.aclose()
+
+
+_PARAMETERS = ("model", "system_prompt", "messages", "tool_specs")
+
+
+async def _request(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> AsyncIterator[Any]:
+    bound = dict(zip(_PARAMETERS, args))
+    rest = {k: v for k, v in kwargs.items() if k not in _PARAMETERS}
+    bound.update({k: v for k, v in kwargs.items() if k in _PARAMETERS})
+    view = MessageView(list(bound.get("messages") or ()), bound.get("system_prompt"))
+    model = bound.get("model")
+    ctx = LLMCallHookContext(view.messages, llm=model, framework=FRAMEWORK,
+                             **agent_fields(agent_of(kwargs.get("invocation_state"))))
+
+    async def send(c: LLMCallHookContext) -> ModelAnswer:
+        call = dict(bound)
+        options = dict(rest)
+        if c.messages is not view.messages or view.changed():
+            edited = view if c.messages is view.messages else MessageView([], None)
+            if edited is not view:
+                edited.messages = c.messages
+            call["messages"] = edited.to_strands()
+            system = edited.system_prompt()
+            if system != bound.get("system_prompt"):
+                call["system_prompt"] = system
+                if "system_prompt_content" in options:
+                    options["system_prompt_content"] = [{"text": system}] if system is not None else None
+        return await _drained(wrapped(*(call[p] for p in _PARAMETERS), **options))
+
+    answer = await call_sequence(ExtensionPoint.WRAP_MODEL_CALL, model_call, amodel_call, ctx, send, SHAPE)
+    for event in answer.events:
+        yield event
+    yield answer.stop_event()
+
+
+async def _drained(events: Any) -> ModelAnswer:
+    seen = await drained(events)
+    stop = seen.pop() if seen and "stop" in seen[-1] else None
+    if stop is None:
+        raise RuntimeError("the model stream ended without a stop event")
+    return ModelAnswer(seen, tuple(stop["stop"]), type(stop))

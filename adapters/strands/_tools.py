@@ -1,0 +1,111 @@
+"""PRE_TOOL_CALL / WRAP_TOOL_CALL / POST_TOOL_CALL around every tool call Strands runs.
+
+The call site is ``ToolExecutor._stream(agent, tool_use, tool_results, invocation_state, ...)``:
+the one place that runs a tool for the event loop (each call of a concurrent batch on its own
+task, with the sequential executor too), for direct calls (``agent.tool.name(...)``), for
+function, class-based and MCP tools alike. Inside it Strands runs its own
+``BeforeToolCallEvent`` / ``AfterToolCallEvent`` hooks, its retry loop and (1.50+) its
+``ExecuteToolStage`` middleware; hookport's hooks sit around all of that: PRE before the
+users' ``BeforeToolCallEvent`` callbacks, POST after their ``AfterToolCallEvent`` callbacks.
+
+A refusal is Strands' own convention for a cancelled tool: the model gets a ``toolResult``
+with ``status: "error"`` and the refusal text; the tool body never runs, Strands' hooks for
+that call are not called, and nothing retries it (``AfterToolCallEvent.retry`` cannot
+re-run a call that never reached ``_stream``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from hookport.adapters._sync_wraps import call_sequence
+from hookport.adapters.strands._events import drained, event_class
+from hookport.adapters.strands._messages import result_text
+from hookport.adapters.strands._state import FRAMEWORK, agent_fields
+from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
+from hookport.contexts import ToolCallHookContext
+from hookport.errors import HookAborted
+from hookport.points import ExtensionPoint
+
+
+class ToolOutcome:
+    """The events of one tool call; the last is its ``ToolResultEvent`` (or an interrupt)."""
+
+    __slots__ = ("events", "call_id")
+
+    def __init__(self, events: list[Any], call_id: str) -> None:
+        self.events = events
+        self.call_id = call_id
+
+    def result(self) -> dict[str, Any] | None:
+        last = self.events[-1] if self.events else None
+        result = last.get("tool_result") if isinstance(last, dict) else None
+        return result if isinstance(result, dict) else None
+
+    def with_result(self, result: dict[str, Any]) -> ToolOutcome:
+        last = self.events[-1] if self.result() is not None else None
+        kind = type(last) if last is not None else event_class("ToolResultEvent")
+        kept = self.events[:-1] if last is not None else list(self.events)
+        return ToolOutcome([*kept, kind(result)], self.call_id)
+
+
+class StrandsToolShape(ToolShape[ToolOutcome]):
+    def text(self, result: ToolOutcome) -> str | None:
+        if not isinstance(result, ToolOutcome):
+            return super().text(result)
+        found = result.result()
+        return None if found is None else result_text(found)
+
+    def replace(self, result: ToolOutcome | None, text: str) -> ToolOutcome:
+        outcome = result if result is not None else ToolOutcome([], "")
+        status = (outcome.result() or {}).get("status", "success")
+        return outcome.with_result({"toolUseId": outcome.call_id, "status": status, "content": [{"text": text}]})
+
+    def refuse(self, ctx: ToolCallHookContext, refusal: HookAborted) -> ToolOutcome:
+        text = ctx.tool_result if isinstance(ctx.tool_result, str) else refusal.reason
+        return ToolOutcome([], str(ctx.tool_call_id)).with_result(
+            {"toolUseId": str(ctx.tool_call_id), "status": "error", "content": [{"text": text}]}
+        )
+
+
+SHAPE = StrandsToolShape()
+_PARAMETERS = ("agent", "tool_use", "tool_results", "invocation_state")
+
+
+def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``ToolExecutor._stream(...)``: one tool call, hooked when a tool hook would run."""
+    if not tool_hooks_active():
+        return wrapped(*args, **kwargs)
+    return _run(wrapped, args, kwargs)
+
+
+async def _run(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> AsyncIterator[Any]:
+    bound = dict(zip(_PARAMETERS, args))
+    extra = args[len(_PARAMETERS):]
+    options = {k: v for k, v in kwargs.items() if k not in _PARAMETERS}
+    bound.update({k: v for k, v in kwargs.items() if k in _PARAMETERS})
+    agent, tool_use, tool_results = bound["agent"], bound["tool_use"], bound["tool_results"]
+    name = str(tool_use.get("name"))
+    call_id = str(tool_use.get("toolUseId"))
+    given = tool_use.get("input")
+    ctx = ToolCallHookContext(name, dict(given) if isinstance(given, dict) else {}, _tool_of(agent, name),
+                              tool_call_id=call_id, framework=FRAMEWORK, **agent_fields(agent))
+
+    async def run(c: ToolCallHookContext) -> ToolOutcome:
+        use = tool_use if c.tool_input == given else {**tool_use, "input": c.tool_input}
+        ran: list[Any] = []
+        events = wrapped(bound["agent"], use, ran, bound["invocation_state"], *extra, **options)
+        return ToolOutcome(await drained(events), call_id)
+
+    outcome = await call_sequence(ExtensionPoint.WRAP_TOOL_CALL, tool_call, atool_call, ctx, run, SHAPE)
+    for event in outcome.events:
+        yield event
+    result = outcome.result()
+    if result is not None:
+        tool_results.append(result)
+
+
+def _tool_of(agent: Any, name: str) -> Any:
+    registry = getattr(getattr(agent, "tool_registry", None), "registry", None)
+    return registry.get(name) if isinstance(registry, dict) else None

@@ -1,0 +1,3 @@
+"""Tests of the Strands Agents adapter."""
+
+FRAMEWORK_MODULE = "strands"
