@@ -32,6 +32,7 @@ os.environ["AGNO_TELEMETRY"] = "false"
 pytest.importorskip("agno")
 
 from agno.agent import Agent  # noqa: E402
+from agno.team import Team  # noqa: E402,F401 - every patched module imported (the lifecycle probe compares them)
 from agno.models.base import Model  # noqa: E402
 from agno.models.message import Message  # noqa: E402
 from agno.models.response import ModelResponse  # noqa: E402
