@@ -67,25 +67,16 @@ _MODELS = "agno.models.base"
 _TOOLS = "agno.tools.function"
 
 
-def _run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    from hookport.adapters.agno._runs import agent_run
-
-    return agent_run(wrapped, instance, args, kwargs)
-
-
-def _arun(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    from hookport.adapters.agno._runs import agent_arun
-
-    return agent_arun(wrapped, instance, args, kwargs)
-
-
 def _lazy(module: str, name: str) -> Any:
     """A wrapper that imports its implementation on first use (importing hookport imports no Agno)."""
+    found: list[Any] = []
 
     def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        import importlib
+        if not found:
+            import importlib
 
-        return getattr(importlib.import_module(module), name)(wrapped, instance, args, kwargs)
+            found.append(getattr(importlib.import_module(module), name))
+        return found[0](wrapped, instance, args, kwargs)
 
     wrapper.__name__ = name
     return wrapper
@@ -93,6 +84,9 @@ def _lazy(module: str, name: str) -> Any:
 
 _M = "hookport.adapters.agno._models"
 _T = "hookport.adapters.agno._tools"
+_R = "hookport.adapters.agno._runs"
+_run = _lazy(_R, "agent_run")
+_arun = _lazy(_R, "agent_arun")
 
 
 class AgnoAdapter(Adapter):

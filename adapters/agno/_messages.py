@@ -14,14 +14,20 @@ import json
 from typing import Any
 
 
-def message_dict(message: Any) -> dict[str, Any]:
-    """One Agno ``Message`` as an OpenAI-style chat message."""
+def _copied_calls(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tool calls (dicts of plain values and one ``function`` dict), copied without deepcopy's cost."""
+    return [{key: dict(value) if isinstance(value, dict) else copy.copy(value) for key, value in call.items()}
+            for call in calls]
+
+
+def message_dict(message: Any, shared: bool = False) -> dict[str, Any]:
+    """One Agno ``Message`` as an OpenAI-style chat message (`shared`: its tool calls not copied)."""
     content = message.content
     if content is not None and not isinstance(content, str):
         content = message.get_content_string()
     entry: dict[str, Any] = {"role": message.role, "content": content if content is not None else ""}
     if message.tool_calls:
-        entry["tool_calls"] = copy.deepcopy(message.tool_calls)
+        entry["tool_calls"] = message.tool_calls if shared else _copied_calls(message.tool_calls)
     if message.role == "tool" and message.tool_call_id is not None:
         entry["tool_call_id"] = message.tool_call_id
     if message.name:
@@ -42,8 +48,9 @@ class Conversation:
 
     def __init__(self, messages: list[Any]) -> None:
         self.messages = messages
-        self._originals = [message_dict(m) for m in messages]
-        self.dicts = [message_dict(m) for m in messages]
+        self._originals = [message_dict(m, shared=True) for m in messages]  # hooks edit copies only
+        self.dicts = [{**d, "tool_calls": _copied_calls(d["tool_calls"])} if "tool_calls" in d else dict(d)
+                      for d in self._originals]
 
     def rebuilt(self, dicts: list[dict[str, Any]]) -> list[Any]:
         """The messages to send for `dicts` (the run's own list when nothing changed)."""
