@@ -51,6 +51,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from hookport import registry
 from hookport.adapters._base import Adapter, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
 
@@ -68,10 +69,13 @@ _TOOLS = "agno.tools.function"
 
 
 def _lazy(module: str, name: str) -> Any:
-    """A wrapper that imports its implementation on first use (importing hookport imports no Agno)."""
+    """A wrapper that imports its implementation on first use (importing hookport imports no Agno)
+    and lets every call straight through while no hook is registered anywhere (one lookup)."""
     found: list[Any] = []
 
     def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if not registry._global and not registry._open_scopes:
+            return wrapped(*args, **kwargs)
         if not found:
             import importlib
 
