@@ -55,6 +55,7 @@ BUILTIN: dict[str, str] = {
     "strands": "hookport.adapters.strands:StrandsAdapter",
     "agent-framework": "hookport.adapters.agent_framework:AgentFrameworkAdapter",
     "autogen": "hookport.adapters.autogen:AutoGenAdapter",
+    "agno": "hookport.adapters.agno:AgnoAdapter",
 }
 ENTRY_POINT_GROUP = "hookport.adapters"
 

@@ -1,0 +1,116 @@
+"""The Agno adapter (``agno``).
+
+    from hookport import adapters
+    adapters.install("agno")
+
+Where each point fires:
+
+| point | Agno call site |
+|---|---|
+| EXECUTION_START / INPUT / OUTPUT / EXECUTION_END | the outermost ``Agent.run`` / ``Agent.arun`` / ``Team.run`` / ``Team.arun`` (``agno.agent.agent``, ``agno.team.team``), non-streamed or ``stream=True`` |
+| AGENT_TURN_START / AGENT_TURN_END ``kind="agent_turn"`` | every ``Agent.run`` / ``arun`` and ``Team.run`` / ``arun`` (a team's member runs too), named by the agent's or team's ``name`` |
+| PRE_STEP / POST_STEP ``kind="tool_loop"`` | each iteration of Agno's tool loop (``Model.response`` and its stream/async forms): it opens at a model request and closes at the run's next request or its end |
+| PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``Model._invoke_with_retry``, ``_ainvoke_with_retry``, ``_invoke_stream_with_retry``, ``_ainvoke_stream_with_retry`` (``agno.models.base``): every request of every model class |
+| PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ``FunctionCall.execute`` / ``aexecute`` (``agno.tools.function``): every tool call of the loop, parallel async calls and sync tools run on a worker thread in async runs included |
+
+Native or patched, and why. Agno's native hooks are ``tool_hooks`` (a middleware chain
+around each tool body), the tools' ``pre_hook`` / ``post_hook``, and the agent's
+run-level ``pre_hooks`` / ``post_hooks`` (guardrails); it has no model hook. Every point
+is patched at its call site, tools included, because ``tool_hooks`` cannot express
+hookport's tool contract:
+
+- an exception a tool hook raises is turned into a failed tool by ``FunctionCall._execute``
+  (``except Exception``), so an abort after the tool ran cannot leave the run;
+- a tool hook gets no handle on the ``FunctionCall``, so a refusal cannot be Agno's failed
+  tool (``function_call.error``, ``tool_call_error=True``), only a successful output;
+- one ``tool_hooks`` list serves both sync and async calls, and Agno skips coroutine hooks on
+  sync calls (sync tools in async runs included), so async hookport hooks could not be awaited
+  on the loop;
+- ``tool_hooks`` reach a tool only through ``Agent.tool_hooks`` / ``Toolkit`` at run set-up,
+  so joining would mean editing the users' agents.
+
+The users' own hooks keep working, in this order: the run's ``pre_hooks`` run inside
+EXECUTION_START / INPUT and AGENT_TURN_START; for a tool, PRE_TOOL_CALL, then Agno's
+``pre_hook``, the ``tool_hooks`` around the body, ``post_hook``, then POST_TOOL_CALL; the
+run's ``post_hooks`` run before AGENT_TURN_END / OUTPUT.
+
+A refused tool call is Agno's failed tool: ``function_call.error`` holds ``Tool call
+<name> was refused: <reason>`` and the result is ``FunctionExecutionResult(status="failure")``,
+so the model reads the refusal as that call's tool message and the run goes on; the body
+never runs and nothing retries it. An exception a hook raises inside a run (an abort, a
+strict-mode error) leaves ``Agent.run`` as itself, not as Agno's errored ``RunOutput``,
+and never makes ``Agent(retries=...)`` re-run the run.
+
+Layers: Agno's ``OpenAIChat`` / ``OpenAIResponses`` call the openai SDK inside
+``Model.invoke``; the model-call mark is held there, so with ``adapters.install("openai")``
+too each request and tool call is hooked once, by this adapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from hookport import registry
+from hookport.adapters._base import Adapter, Target
+from hookport.points import ExtensionPoint, InterceptionPoint
+
+from hookport.adapters.agno._state import buffered_streaming, set_stream_mode, stream_mode
+
+__all__ = ["AgnoAdapter", "buffered_streaming", "set_stream_mode", "stream_mode"]
+
+P = InterceptionPoint
+W = ExtensionPoint
+_RUN = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END, W.AGENT_TURN_START, W.AGENT_TURN_END)
+_MODEL = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, W.WRAP_MODEL_CALL, P.PRE_STEP, P.POST_STEP)
+_TOOL = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, W.WRAP_TOOL_CALL)
+_MODELS = "agno.models.base"
+_TOOLS = "agno.tools.function"
+
+
+def _lazy(module: str, name: str) -> Any:
+    """A wrapper that imports its implementation on first use (importing hookport imports no Agno)
+    and lets every call straight through while no hook is registered anywhere (one lookup)."""
+    found: list[Any] = []
+
+    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if not registry._global and not registry._open_scopes:
+            return wrapped(*args, **kwargs)
+        if not found:
+            import importlib
+
+            found.append(getattr(importlib.import_module(module), name))
+        return found[0](wrapped, instance, args, kwargs)
+
+    wrapper.__name__ = name
+    return wrapper
+
+
+_M = "hookport.adapters.agno._models"
+_T = "hookport.adapters.agno._tools"
+_R = "hookport.adapters.agno._runs"
+_run = _lazy(_R, "agent_run")
+_arun = _lazy(_R, "agent_arun")
+
+
+class AgnoAdapter(Adapter):
+    name: ClassVar[str] = "agno"
+    distribution: ClassVar[str] = "agno"
+    extra: ClassVar[str] = "agno"
+    supported: ClassVar[str] = ">=2.5,<4"
+    test_versions: ClassVar[tuple[str, ...]] = ("2.9.0", "3.0.11", "3.1.10")
+    not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset()
+
+    def targets(self) -> Sequence[Target]:
+        return (
+            Target("agno.agent.agent", "Agent.run", _run, _RUN, "sync"),
+            Target("agno.agent.agent", "Agent.arun", _arun, _RUN, "async"),
+            Target("agno.team.team", "Team.run", _run, _RUN, "sync"),
+            Target("agno.team.team", "Team.arun", _arun, _RUN, "async"),
+            Target(_MODELS, "Model._invoke_with_retry", _lazy(_M, "invoke"), _MODEL, "sync"),
+            Target(_MODELS, "Model._ainvoke_with_retry", _lazy(_M, "ainvoke"), _MODEL, "async"),
+            Target(_MODELS, "Model._invoke_stream_with_retry", _lazy(_M, "invoke_stream"), _MODEL, "stream"),
+            Target(_MODELS, "Model._ainvoke_stream_with_retry", _lazy(_M, "ainvoke_stream"), _MODEL, "astream"),
+            Target(_TOOLS, "FunctionCall.execute", _lazy(_T, "execute"), _TOOL, "sync"),
+            Target(_TOOLS, "FunctionCall.aexecute", _lazy(_T, "aexecute"), _TOOL, "async"),
+        )

@@ -1,0 +1,324 @@
+"""PRE_MODEL_CALL / POST_MODEL_CALL (and the wrap hooks) around every model request.
+
+Agno sends every request of its tool loop through four methods of the base class
+``agno.models.base.Model`` -- ``_invoke_with_retry``, ``_ainvoke_with_retry``,
+``_invoke_stream_with_retry``, ``_ainvoke_stream_with_retry`` -- around the provider's
+``invoke*``, so every model class (OpenAIChat, Claude, Gemini, ... custom ones) is
+covered once per request, with Agno's own provider retries inside the hooks' call:
+
+- PRE hooks see the request's messages as OpenAI-style dicts; edits reach the provider
+  as a new list (`Conversation.rebuilt`), never in the run's own message list;
+- wrap hooks sit around the real request (a retry re-issues it, a cache answers instead);
+- POST hooks see the answer's text; a returned string replaces the answer's content
+  (its tool calls stay).
+
+Streamed requests: PRE runs before the stream opens, POST after its last chunk. In the
+default ``passthrough`` mode the chunks pass as they come and a POST replacement cannot
+reach them; in ``buffered`` mode (`buffered_streaming()`, or any wrap hook registered)
+the request is read whole first and the (possibly replaced) answer is replayed.
+
+An exception a hook raises inside a run leaves it as `Escape`, past Agno's error
+handling; the model's own errors stay Agno's (its retries, an errored ``RunOutput``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import AsyncIterator, Iterator
+from time import perf_counter
+from typing import Any
+
+from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active, tool_hooks_active
+from hookport.contexts import LLMCallHookContext
+from hookport.dispatch import adispatch, dispatch
+from hookport.points import ExtensionPoint, InterceptionPoint
+from hookport.reentry import hooks_off
+from hookport.registry import has_hooks
+
+from hookport.adapters.agno._messages import Conversation, response_text
+from hookport.adapters.agno._state import FRAMEWORK, current_run, escaping, stream_mode
+from hookport.adapters.agno._steps import aopen_step, open_step
+
+P = InterceptionPoint
+
+
+def _answer(text: str) -> Any:
+    from agno.models.response import ModelResponse
+
+    return ModelResponse(role="assistant", content=text)
+
+
+class _ResponseShape(ResponseShape[Any]):
+    """A ``ModelResponse``: its ``content`` is the text."""
+
+    def text(self, result: Any) -> str | None:
+        return response_text(result)
+
+    def replace(self, result: Any, text: str) -> Any:
+        if result is None:
+            return _answer(text)
+        replaced = copy.copy(result)
+        replaced.content = text
+        return replaced
+
+
+class _StreamShape(ResponseShape[list[Any]]):
+    """A drained stream: the list of ``ModelResponse`` chunks; the text is their contents joined."""
+
+    def text(self, result: list[Any]) -> str | None:
+        parts = [c.content for c in result if isinstance(getattr(c, "content", None), str)]
+        return "".join(parts) if parts else None
+
+    def replace(self, result: list[Any] | None, text: str) -> list[Any]:
+        rest = []
+        for chunk in result or ():
+            chunk = copy.copy(chunk)
+            chunk.content = None
+            rest.append(chunk)
+        return [_answer(text), *rest]
+
+
+SHAPE = _ResponseShape()
+STREAM_SHAPE = _StreamShape()
+
+
+class _Call:
+    """One request: its conversation, context, and which exceptions came from the model itself."""
+
+    __slots__ = ("kwargs", "conversation", "ctx", "native")
+
+    def __init__(self, instance: Any, kwargs: dict[str, Any], streamed: bool) -> None:
+        run = current_run.get()
+        self.kwargs = kwargs
+        self.conversation = Conversation(kwargs.get("messages") or [])
+        fields = run.fields() if run is not None else {}
+        self.ctx = LLMCallHookContext(self.conversation.dicts, llm=instance, framework=FRAMEWORK,
+                                      metadata={"model": instance, "stream": streamed}, **fields)
+        self.native: BaseException | None = None
+
+    def request(self, ctx: LLMCallHookContext) -> dict[str, Any]:
+        """The keyword arguments of the real request, with the hooks' messages."""
+        return {**self.kwargs, "messages": self.conversation.rebuilt(ctx.messages)}
+
+    def failed(self, error: BaseException) -> BaseException:
+        """What leaves the call site for `error`: the model's own errors as they are."""
+        return error if error is self.native else escaping(error)
+
+
+def _quiet(kwargs: dict[str, Any]) -> bool:
+    """Hooks are off (a call made inside a hook), or this is Agno re-invoking the same request
+    with a guidance message (``retry_with_guidance``), which the first call already covers."""
+    return hooks_off.get() or bool(kwargs.get("retry_with_guidance"))
+
+
+def _buffered() -> bool:
+    return stream_mode() == "buffered" or has_hooks(ExtensionPoint.WRAP_MODEL_CALL)
+
+
+def _step(kwargs: dict[str, Any]) -> None:
+    run = current_run.get()
+    if run is not None and (has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP) or run.step_started is not None):
+        open_step(run, kwargs.get("messages") or [], run.step_output)
+
+
+async def _astep(kwargs: dict[str, Any]) -> None:
+    run = current_run.get()
+    if run is not None and (has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP) or run.step_started is not None):
+        await aopen_step(run, kwargs.get("messages") or [], run.step_output)
+
+
+def _answered(text: str | None) -> None:
+    run = current_run.get()
+    if run is not None:
+        run.step_output = text
+
+
+# -- non-streamed ----------------------------------------------------------------------------
+
+
+def invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``Model._invoke_with_retry(**kwargs)``."""
+    if _quiet(kwargs):
+        return wrapped(*args, **kwargs)
+    _step(kwargs)
+    if not model_hooks_active():
+        if not tool_hooks_active():
+            return wrapped(*args, **kwargs)
+        with MODEL_LAYER.hold():  # the SDK adapter underneath leaves this run's tool calls to us
+            return wrapped(*args, **kwargs)
+    call = _Call(instance, kwargs, streamed=False)
+
+    def send(ctx: LLMCallHookContext) -> Any:
+        try:
+            return wrapped(*args, **call.request(ctx))
+        except BaseException as error:
+            call.native = error
+            raise
+
+    try:
+        result = model_call(call.ctx, send, SHAPE)
+    except BaseException as error:
+        raise call.failed(error) from None
+    _answered(call.ctx.response)
+    return result
+
+
+async def ainvoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``Model._ainvoke_with_retry(**kwargs)``."""
+    if _quiet(kwargs):
+        return await wrapped(*args, **kwargs)
+    await _astep(kwargs)
+    if not model_hooks_active():
+        if not tool_hooks_active():
+            return await wrapped(*args, **kwargs)
+        with MODEL_LAYER.hold():
+            return await wrapped(*args, **kwargs)
+    call = _Call(instance, kwargs, streamed=False)
+
+    async def send(ctx: LLMCallHookContext) -> Any:
+        try:
+            return await wrapped(*args, **call.request(ctx))
+        except BaseException as error:
+            call.native = error
+            raise
+
+    try:
+        result = await amodel_call(call.ctx, send, SHAPE)
+    except BaseException as error:
+        raise call.failed(error) from None
+    _answered(call.ctx.response)
+    return result
+
+
+# -- streamed ------------------------------------------------------------------------------------
+
+
+def invoke_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``Model._invoke_stream_with_retry(**kwargs)``: a generator of ``ModelResponse`` chunks."""
+    if _quiet(kwargs):
+        return wrapped(*args, **kwargs)
+    return _stream(wrapped, instance, args, kwargs)
+
+
+def _stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[Any]:
+    _step(kwargs)
+    if not model_hooks_active():
+        yield from _held(wrapped(*args, **kwargs), tool_hooks_active())
+        return
+    call = _Call(instance, kwargs, streamed=True)
+    if _buffered():
+        def drain(ctx: LLMCallHookContext) -> list[Any]:
+            try:
+                return list(wrapped(*args, **call.request(ctx)))
+            except BaseException as error:
+                call.native = error
+                raise
+
+        try:
+            chunks = model_call(call.ctx, drain, STREAM_SHAPE)
+        except BaseException as error:
+            raise call.failed(error) from None
+        _answered(call.ctx.response)
+        yield from chunks
+        return
+    ctx = call.ctx
+    try:
+        dispatch(P.PRE_MODEL_CALL, ctx)
+    except Exception as error:
+        raise escaping(error) from None
+    started = perf_counter()
+    parts: list[str] = []
+    for chunk in _held(wrapped(*args, **call.request(ctx)), True):
+        if isinstance(getattr(chunk, "content", None), str):
+            parts.append(chunk.content)
+        yield chunk
+    _passed(ctx, parts, started)
+    try:
+        dispatch(P.POST_MODEL_CALL, ctx)
+    except Exception as error:
+        raise escaping(error) from None
+
+
+def _held(chunks: Iterator[Any], hold: bool) -> Iterator[Any]:
+    """`chunks`, each one read with the model-call mark held (the SDK adapter underneath stays silent)."""
+    if not hold:
+        yield from chunks
+        return
+    iterator = iter(chunks)
+    while True:
+        with MODEL_LAYER.hold():
+            try:
+                chunk = next(iterator)
+            except StopIteration:
+                return
+        yield chunk
+
+
+def _passed(ctx: LLMCallHookContext, parts: list[str], started: float) -> None:
+    ctx.duration_ms = (perf_counter() - started) * 1000.0
+    ctx.response = "".join(parts) if parts else None
+    ctx.metadata["original_response"] = ctx.response
+    _answered(ctx.response)
+
+
+def ainvoke_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``Model._ainvoke_stream_with_retry(**kwargs)``: an async generator of chunks."""
+    if _quiet(kwargs):
+        return wrapped(*args, **kwargs)
+    return _astream(wrapped, instance, args, kwargs)
+
+
+async def _astream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> AsyncIterator[Any]:
+    await _astep(kwargs)
+    if not model_hooks_active():
+        async for chunk in _aheld(wrapped(*args, **kwargs), tool_hooks_active()):
+            yield chunk
+        return
+    call = _Call(instance, kwargs, streamed=True)
+    if _buffered():
+        async def drain(ctx: LLMCallHookContext) -> list[Any]:
+            try:
+                return [chunk async for chunk in wrapped(*args, **call.request(ctx))]
+            except BaseException as error:
+                call.native = error
+                raise
+
+        try:
+            chunks = await amodel_call(call.ctx, drain, STREAM_SHAPE)
+        except BaseException as error:
+            raise call.failed(error) from None
+        _answered(call.ctx.response)
+        for chunk in chunks:
+            yield chunk
+        return
+    ctx = call.ctx
+    try:
+        await adispatch(P.PRE_MODEL_CALL, ctx)
+    except Exception as error:
+        raise escaping(error) from None
+    started = perf_counter()
+    parts: list[str] = []
+    async for chunk in _aheld(wrapped(*args, **call.request(ctx)), True):
+        if isinstance(getattr(chunk, "content", None), str):
+            parts.append(chunk.content)
+        yield chunk
+    _passed(ctx, parts, started)
+    try:
+        await adispatch(P.POST_MODEL_CALL, ctx)
+    except Exception as error:
+        raise escaping(error) from None
+
+
+async def _aheld(chunks: AsyncIterator[Any], hold: bool) -> AsyncIterator[Any]:
+    if not hold:
+        async for chunk in chunks:
+            yield chunk
+        return
+    iterator = chunks.__aiter__()
+    while True:
+        with MODEL_LAYER.hold():
+            try:
+                chunk = await iterator.__anext__()
+            except StopAsyncIteration:
+                return
+        yield chunk

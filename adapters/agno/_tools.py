@@ -1,0 +1,144 @@
+"""PRE_TOOL_CALL / POST_TOOL_CALL (and the wrap hooks) around ``FunctionCall.execute`` / ``aexecute``.
+
+Agno runs every tool call of its loop -- function tools, toolkits, MCP tools, a team's
+delegation tools; parallel async calls through ``asyncio.gather`` -- through these two
+methods of ``agno.tools.function.FunctionCall``. In an async run a sync tool goes through
+``asyncio.to_thread(function_call.execute)``: the sync path runs on a worker thread with
+a copy of the run's context, so scoped hooks, the run's fields and the re-entrancy rule
+follow it there.
+
+- PRE hooks see a copy of the call's arguments; edits are set on the ``FunctionCall``
+  before Agno runs it;
+- a refusal is Agno's failed tool: ``function_call.error`` holds the refusal and the
+  result is ``FunctionExecutionResult(status="failure")``, so the model receives the
+  refusal as that call's tool message (``tool_call_error=True``) and the run goes on;
+  the body, the tool's ``pre_hook`` / ``post_hook`` and the ``tool_hooks`` never run,
+  and nothing retries the call;
+- wrap hooks sit around Agno's whole execution of the call (its hooks included);
+- a POST string replaces the result the model receives.
+
+hookport's hooks enclose the users' own per-tool hooks: PRE, then Agno's ``pre_hook``,
+``tool_hooks`` (in their order) around the body, ``post_hook``, then POST.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
+from hookport.contexts import ToolCallHookContext
+from hookport.errors import HookAborted
+
+from hookport.adapters.agno._state import FRAMEWORK, current_run, escaping
+
+
+def _outcome(**fields: Any) -> Any:
+    from agno.tools.function import FunctionExecutionResult
+
+    return FunctionExecutionResult(**fields)
+
+
+def result_text(outcome: Any) -> str | None:
+    """What the model will read for a ``FunctionExecutionResult``."""
+    if outcome is None:
+        return None
+    if getattr(outcome, "status", "success") != "success":
+        return outcome.error
+    result = outcome.result
+    if result is None or isinstance(result, str):
+        return result
+    content = getattr(result, "content", None)  # agno.tools.function.ToolResult
+    if isinstance(content, str):
+        return content
+    return str(result)
+
+
+class _ToolShape(ToolShape[Any]):
+    """A ``FunctionExecutionResult`` of one ``FunctionCall``."""
+
+    __slots__ = ("call",)
+
+    def __init__(self, call: Any) -> None:
+        self.call = call
+
+    def text(self, result: Any) -> str | None:
+        return result_text(result)
+
+    def replace(self, result: Any, text: str) -> Any:
+        if result is not None and result.status != "success":
+            self.call.error = text
+            result.error = text
+            return result
+        self.call.result = text
+        if result is None:
+            return _outcome(status="success", result=text)
+        result.result = text
+        return result
+
+    def refuse(self, ctx: ToolCallHookContext, refusal: HookAborted) -> Any:
+        text = ctx.tool_result if isinstance(ctx.tool_result, str) else refusal.reason
+        self.call.error = text
+        return _outcome(status="failure", error=text)
+
+
+class _Call:
+    __slots__ = ("instance", "ctx", "native")
+
+    def __init__(self, instance: Any) -> None:
+        run = current_run.get()
+        arguments = instance.arguments
+        fields = run.fields() if run is not None else {}
+        self.instance = instance
+        self.ctx = ToolCallHookContext(instance.function.name, copy.deepcopy(dict(arguments or {})),
+                                       tool=instance.function, tool_call_id=instance.call_id,
+                                       framework=FRAMEWORK, metadata={"function_call": instance}, **fields)
+        self.native: BaseException | None = None
+
+    def prepare(self, ctx: ToolCallHookContext) -> None:
+        """The hooks' arguments on the ``FunctionCall`` Agno is about to run."""
+        if ctx.tool_input != (self.instance.arguments or {}):
+            self.instance.arguments = ctx.tool_input
+
+    def failed(self, error: BaseException) -> BaseException:
+        return error if error is self.native else escaping(error)
+
+
+def execute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``FunctionCall.execute()`` (also on the worker thread of an async run)."""
+    if not tool_hooks_active():
+        return wrapped(*args, **kwargs)
+    call = _Call(instance)
+
+    def run(ctx: ToolCallHookContext) -> Any:
+        call.prepare(ctx)
+        try:
+            return wrapped(*args, **kwargs)
+        except BaseException as error:  # AgentRunException (StopAgentRun ...) stays Agno's
+            call.native = error
+            raise
+
+    try:
+        return tool_call(call.ctx, run, _ToolShape(instance))
+    except BaseException as error:
+        raise call.failed(error) from None
+
+
+async def aexecute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``FunctionCall.aexecute()``: async tools, and sync ones whose ``tool_hooks`` are async."""
+    if not tool_hooks_active():
+        return await wrapped(*args, **kwargs)
+    call = _Call(instance)
+
+    async def run(ctx: ToolCallHookContext) -> Any:
+        call.prepare(ctx)
+        try:
+            return await wrapped(*args, **kwargs)
+        except BaseException as error:
+            call.native = error
+            raise
+
+    try:
+        return await atool_call(call.ctx, run, _ToolShape(instance))
+    except BaseException as error:
+        raise call.failed(error) from None

@@ -1,0 +1,3 @@
+"""Tests of the agno adapter."""
+
+FRAMEWORK_MODULE = "agno"
