@@ -101,9 +101,15 @@ def answer_text(message: Any) -> str | None:
     return None if answer is None else str(answer)
 
 
-def with_answer_text(message: Any, text: str) -> Any:
-    """`message` (a ``ChatMessage``) with its text replaced, where `answer_text` read it."""
+def with_answer_text(message: Any, text: str, final_answer: bool = False) -> Any:
+    """`message` (a ``ChatMessage``) with its text replaced, where `answer_text` read it.
+
+    Without a message (a wrap hook answered instead of the model), the answer is text,
+    or, for a request that offered the ``final_answer`` tool (ToolCallingAgent), a call
+    of it: the way that agent answers."""
     if message is None or isinstance(message, str):
+        if final_answer:
+            return ChatMessage(role=MessageRole.ASSISTANT, content=None, tool_calls=[final_answer_call(text)])
         return ChatMessage(role=MessageRole.ASSISTANT, content=text)
     if not content_text(field(message, "content")):
         call = _final_answer_call(message)
@@ -114,6 +120,20 @@ def with_answer_text(message: Any, text: str) -> Any:
             return message
     message.content = text
     return message
+
+
+def final_answer_call(text: str) -> Any:
+    from smolagents import models
+
+    function = getattr(models, "ChatMessageToolCallFunction", None) or models.ChatMessageToolCallDefinition
+    return models.ChatMessageToolCall(id="call_hookport_answer", type="function",
+                                      function=function(name="final_answer", arguments={"answer": text}))
+
+
+def offers_final_answer(kwargs: dict[str, Any]) -> bool:
+    """True when the request lets the model call ``final_answer`` (a ToolCallingAgent's requests)."""
+    tools = kwargs.get("tools_to_call_from") or ()
+    return any(getattr(t, "name", None) == "final_answer" for t in tools)
 
 
 # -- streamed answers ------------------------------------------------------------------------

@@ -43,6 +43,11 @@ FRAMEWORK = "smolagents"
 
 
 class _Shape(ResponseShape[Any]):
+    """A model answer's text; `final_answer`: a text-only answer is a ``final_answer`` call."""
+
+    def __init__(self, final_answer: bool) -> None:
+        self.final_answer = final_answer
+
     def text(self, result: Any) -> str | None:
         from hookport.adapters.smolagents._messages import answer_text
 
@@ -51,10 +56,17 @@ class _Shape(ResponseShape[Any]):
     def replace(self, result: Any, text: str) -> Any:
         from hookport.adapters.smolagents._messages import with_answer_text
 
-        return with_answer_text(result, text)
+        return with_answer_text(result, text, self.final_answer)
 
 
-SHAPE = _Shape()
+SHAPE = _Shape(final_answer=False)
+TOOL_CALLING_SHAPE = _Shape(final_answer=True)
+
+
+def _shape(kwargs: dict[str, Any]) -> _Shape:
+    from hookport.adapters.smolagents._messages import offers_final_answer
+
+    return TOOL_CALLING_SHAPE if offers_final_answer(kwargs) else SHAPE
 
 
 # -- which classes are wrapped ----------------------------------------------------------------
@@ -162,7 +174,7 @@ def generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[st
             raise
 
     try:
-        return model_call(ctx, send, SHAPE)
+        return model_call(ctx, send, _shape(kwargs))
     except BaseException as error:
         if not any(error is f for f in failures):  # a hook's error: it ends the run
             from hookport.adapters.smolagents._runs import note_abort
@@ -186,7 +198,7 @@ def generate_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: 
         note_abort(error)
         raise
     call_args, call_kwargs = _with_messages(args, kwargs, conversation.messages_for(ctx.messages))
-    return _observed(wrapped(*call_args, **call_kwargs), ctx)
+    return _observed(wrapped(*call_args, **call_kwargs), ctx, _shape(kwargs))
 
 
 def _held(stream: Iterator[Any]) -> Iterator[Any]:
@@ -200,19 +212,19 @@ def _held(stream: Iterator[Any]) -> Iterator[Any]:
         yield delta
 
 
-def _observed(stream: Iterator[Any], ctx: LLMCallHookContext) -> Iterator[Any]:
+def _observed(stream: Iterator[Any], ctx: LLMCallHookContext, shape: _Shape) -> Iterator[Any]:
     """With POST hooks registered, the answer is buffered until they ran, then replayed
     (replaced, if a hook replaced it); without, the deltas flow through as they come."""
     if not has_hooks(P.POST_MODEL_CALL):
         yield from _held(stream)
         return
-    from hookport.adapters.smolagents._messages import as_deltas, joined, with_answer_text
+    from hookport.adapters.smolagents._messages import as_deltas, joined
 
     started = perf_counter()
     deltas = list(_held(stream))
     message = joined(deltas)
     ctx.duration_ms = (perf_counter() - started) * 1000.0
-    ctx.response = original = SHAPE.text(message)
+    ctx.response = original = shape.text(message)
     try:
         dispatch(P.POST_MODEL_CALL, ctx)
     except BaseException as error:
@@ -221,7 +233,7 @@ def _observed(stream: Iterator[Any], ctx: LLMCallHookContext) -> Iterator[Any]:
         note_abort(error)
         raise
     if ctx.response is not None and ctx.response != original:
-        deltas = as_deltas(with_answer_text(message, ctx.response), deltas)
+        deltas = as_deltas(shape.replace(message, ctx.response), deltas)
     yield from deltas
 
 

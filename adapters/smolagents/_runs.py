@@ -18,7 +18,17 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any
 
-from hookport.boundary import Execution, boundary_hooks_active, entered, open_execution, post_step, pre_step
+from hookport.boundary import (
+    AGENT_TURN,
+    TURN_END,
+    TURN_START,
+    Execution,
+    boundary_hooks_active,
+    entered,
+    open_execution,
+    post_step,
+    pre_step,
+)
 from hookport.points import InterceptionPoint
 from hookport.registry import has_hooks
 
@@ -36,9 +46,22 @@ class Run:
     agent: Any
     aborts: list[BaseException] = field(default_factory=list)
 
+    started: float = 0.0
+
     @property
     def name(self) -> str | None:
         return agent_name(self.agent)
+
+    def turn_start(self, task: Any) -> None:
+        self.started = perf_counter()
+        pre_step(FRAMEWORK, AGENT_TURN, self.name, task, point=TURN_START, agent=self.agent, agent_role=self.name)
+
+    def turn_end(self, output: Any) -> Any:
+        """The agent's turn is over: a hook's abort ends it; AGENT_TURN_END sees its output."""
+        _raise_abort(self)
+        post_step(FRAMEWORK, AGENT_TURN, self.name, output, started=self.started, point=TURN_END,
+                  agent=self.agent, agent_role=self.name)
+        return output
 
 
 _current: ContextVar[Run | None] = ContextVar("hookport_smolagents_run", default=None)
@@ -75,8 +98,8 @@ def _raise_abort(run: Run) -> None:
 
 
 def run_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``MultiStepAgent.run``: the outermost run is one execution; ``stream=True`` runs end
-    when the returned generator is drained or closed."""
+    """``MultiStepAgent.run``: the outermost run is one execution, every run one agent turn;
+    ``stream=True`` runs end when the returned generator is drained or closed."""
     _models.cover(getattr(instance, "model", None))
     outer = _current.get()
     run = Run(instance, outer.aborts if outer is not None else [])
@@ -84,29 +107,24 @@ def run_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[s
     execution = open_execution(FRAMEWORK, agent=instance, agent_role=run.name) if boundary_hooks_active() else None
     token = _current.set(run)
     try:
-        if execution is None:
-            if streaming:
-                return _stream(wrapped(*args, **kwargs), run, None)
-            output = wrapped(*args, **kwargs)
-            _raise_abort(run)
-            return output
-        try:
+        if execution is not None:
             task = execution.begin(_task(args, kwargs))
             args, kwargs = _with_task(args, kwargs, task)
-            if streaming:
-                steps = wrapped(*args, **kwargs)
-            else:
-                output = wrapped(*args, **kwargs)
-                _raise_abort(run)
-                return execution.succeed(output)
-        except BaseException as error:
+        run.turn_start(_task(args, kwargs))
+        if streaming:
+            steps = wrapped(*args, **kwargs)
+        else:
+            output = run.turn_end(wrapped(*args, **kwargs))
+            return output if execution is None else execution.succeed(output)
+    except BaseException as error:
+        if execution is not None:
             execution.fail(error)
-            raise
-        finally:
-            execution.close()  # a stream re-enters it around each of its steps
-        return _stream(steps, run, execution)
+        raise
     finally:
         _current.reset(token)
+        if execution is not None:
+            execution.close()  # a stream re-enters it around each of its steps
+    return _stream(steps, run, execution)
 
 
 def _task(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -135,11 +153,17 @@ def _stream(steps: Iterator[Any], run: Run, execution: Execution | None) -> Iter
                 break
             finally:
                 _current.reset(token)
-            if isinstance(item, FinalAnswerStep) and execution is not None:
+            if isinstance(item, FinalAnswerStep):
                 final = item
-                continue
+                if execution is not None:
+                    continue
             yield item
-        _raise_abort(run)
+        token = _current.set(run)
+        try:
+            with entered(execution):
+                run.turn_end(final.output if final is not None else None)
+        finally:
+            _current.reset(token)
         if execution is not None:
             with entered(execution):
                 output = execution.succeed(final.output if final is not None else None)
