@@ -51,6 +51,13 @@ class SmolagentsAdapter(Adapter):
     extra: ClassVar[str] = "smolagents"
     supported: ClassVar[str] = ">=1.15,<2"
     test_versions: ClassVar[tuple[str, ...]] = ("1.15.0", "1.20.0", "1.26.0")
+    companions: ClassVar[dict[str, tuple[str, ...]]] = {
+        "1.15.0": ("openai==3.57.0",),
+        "1.20.0": ("openai==3.57.0",),
+        "1.26.0": ("openai==3.57.0", "langchain==1.5.2"),
+    }
+    """The harness runs ``OpenAIServerModel`` (the openai SDK; also the layered scenarios with the
+    openai adapter); the newest env also runs the LangChain middleware dialect."""
     not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset()
 
     def targets(self) -> Sequence[Target]:

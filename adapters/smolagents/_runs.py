@@ -171,7 +171,10 @@ def _stream(steps: Iterator[Any], run: Run, execution: Execution | None) -> Iter
                 final.output = output
                 yield final
     except GeneratorExit:
-        steps.close()
+        try:
+            steps.close()
+        except RuntimeError:  # smolagents' run loop yields from a ``finally`` and cannot close cleanly
+            pass
         if execution is not None:
             with entered(execution):
                 execution.fail(GeneratorExit("the caller stopped consuming the stream"))
