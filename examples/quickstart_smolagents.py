@@ -88,9 +88,10 @@ def main() -> None:
                              verbosity_level=-1)
     print("\nWhat each hook did:")
     answer = agent.run("Summarise notes.txt, then delete it.")
-    refused = "Tool 'delete_file' was refused"
+    told = [line for seen in MODEL_SAW for line in json.loads(seen)[-1]["content"][0]["text"].splitlines()
+            if line.startswith("Tool 'delete_file' was refused")]
     print("\nWhat the model was told about delete_file:")
-    print(f"  {refused + ': ...' if any(refused in seen for seen in MODEL_SAW) else '(nothing: the refusal never reached it)'}")
+    print(f"  {told[0] if told else '(nothing: the refusal never reached it)'}")
     print("\nThe agent's final answer:")
     print(f"  {answer}")
     print(f"\nnotes.txt still exists: {'notes.txt' in FILES}")
