@@ -32,10 +32,11 @@ def _role(message: Any) -> str:
 class Conversation:
     """The messages of one model request as dicts, and the way back to native messages."""
 
-    __slots__ = ("native", "dicts", "_snapshots")
+    __slots__ = ("native", "dicts", "_snapshots", "_as_dicts")
 
     def __init__(self, native: list[Any]) -> None:
         self.native = native
+        self._as_dicts = any(isinstance(m, dict) for m in native)  # 1.15's memory speaks dicts
         self.dicts = [{"role": _role(m), "content": content_text(field(m, "content"))} for m in native]
         for m, d in zip(native, self.dicts):
             calls = field(m, "tool_calls")
@@ -51,7 +52,7 @@ class Conversation:
         out: list[Any] = []
         for message in edited:
             known = originals.get(id(message))
-            out.append(known[1] if known is not None and message == known[0] else to_native(message))
+            out.append(known[1] if known is not None and message == known[0] else to_native(message, self._as_dicts))
         return out
 
 
@@ -63,8 +64,9 @@ def _call_dict(call: Any) -> dict[str, Any]:
                          "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments, default=str)}}
 
 
-def to_native(message: Any) -> Any:
-    """A hook's dict as a smolagents ``ChatMessage`` (text content; unknown roles as user)."""
+def to_native(message: Any, as_dict: bool = False) -> Any:
+    """A hook's dict as a smolagents message: a ``ChatMessage`` (a dict with a ``MessageRole``
+    where the request's messages are dicts); text content; unknown roles as user."""
     if not isinstance(message, dict):
         return message
     role = _NATIVE_ROLES.get(str(message.get("role")), str(message.get("role")))
@@ -73,6 +75,8 @@ def to_native(message: Any) -> Any:
     content = message.get("content")
     if not isinstance(content, list):
         content = [{"type": "text", "text": content_text(content)}]
+    if as_dict:
+        return {"role": MessageRole(role), "content": content}
     return ChatMessage(role=MessageRole(role), content=content)
 
 

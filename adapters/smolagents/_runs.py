@@ -137,6 +137,15 @@ def _with_task(args: tuple[Any, ...], kwargs: dict[str, Any], task: Any) -> tupl
     return (task, *args[1:]), kwargs
 
 
+def _answer_field(step: Any) -> str:
+    return "final_answer" if hasattr(step, "final_answer") and not hasattr(step, "output") else "output"
+
+
+def final_output(step: Any) -> Any:
+    """The answer a ``FinalAnswerStep`` carries (``output``; ``final_answer`` before 1.16)."""
+    return None if step is None else getattr(step, _answer_field(step))
+
+
 def _stream(steps: Iterator[Any], run: Run, execution: Execution | None) -> Iterator[Any]:
     """The steps of a ``run(stream=True)``; the final answer step is held back until the
     inner generator is drained, so an OUTPUT replacement reaches the consumer."""
@@ -161,14 +170,14 @@ def _stream(steps: Iterator[Any], run: Run, execution: Execution | None) -> Iter
         token = _current.set(run)
         try:
             with entered(execution):
-                run.turn_end(final.output if final is not None else None)
+                run.turn_end(final_output(final))
         finally:
             _current.reset(token)
         if execution is not None:
             with entered(execution):
-                output = execution.succeed(final.output if final is not None else None)
+                output = execution.succeed(final_output(final))
             if final is not None:
-                final.output = output
+                setattr(final, _answer_field(final), output)
                 yield final
     except GeneratorExit:
         try:
@@ -210,13 +219,14 @@ def _step(inner: Iterator[Any], run: Run, memory_step: Any) -> Iterator[Any]:
             _current.reset(token)
     try:
         while True:
-            token = _current.set(run)
+            token = _current.set(run) if _current.get() is not run else None
             try:
                 item = next(inner)
             except StopIteration:
                 break
             finally:
-                _current.reset(token)
+                if token is not None:
+                    _current.reset(token)
             yield item
     except GeneratorExit:
         inner.close()

@@ -29,6 +29,7 @@ smolagents = pytest.importorskip("smolagents")
 from smolagents import OpenAIServerModel, ToolCallingAgent, tool  # noqa: E402
 from smolagents.memory import FinalAnswerStep  # noqa: E402
 
+from hookport.adapters.smolagents._runs import final_output  # noqa: E402
 from tests.conformance.harness import Entry, Harness, RunResult, ToolCall, Turn  # noqa: E402
 from tests.support.openai_server import ScriptedOpenAIServer  # noqa: E402
 
@@ -87,7 +88,7 @@ def drain(steps: Any) -> Any:
     final = None
     for step in steps:
         if isinstance(step, FinalAnswerStep):
-            final = step.output
+            final = final_output(step)
     return final
 
 
@@ -129,13 +130,10 @@ class SmolagentsHarness(Harness):
 
     def judge(self, prompt: str, answer: str) -> str:
         """One ``OpenAIServerModel.generate`` outside any agent, on a server of its own."""
-        from smolagents.models import ChatMessage, MessageRole
-
         judge_server = ScriptedOpenAIServer().start()
         try:
             judge_server.script([Turn.final(answer)])
-            message = build_model(judge_server).generate(
-                [ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": prompt}])])
+            message = build_model(judge_server).generate([{"role": "user", "content": [{"type": "text", "text": prompt}]}])
             return str(message.content or "")
         finally:
             judge_server.stop()

@@ -40,6 +40,10 @@ def code(source: str) -> str:
 
 
 def test_parallel_tool_calls_refuse_one_and_run_the_other(harness: Any) -> None:
+    from smolagents import ToolCallingAgent
+
+    if not hasattr(ToolCallingAgent, "process_tool_calls"):
+        pytest.skip("not offered: this release's ToolCallingAgent runs only the first tool call of an answer")
     pre: list[str] = []
     on(P.PRE_TOOL_CALL)(lambda ctx: pre.append(ctx.tool_name))
 
