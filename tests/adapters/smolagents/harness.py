@@ -133,7 +133,13 @@ class SmolagentsHarness(Harness):
         judge_server = ScriptedOpenAIServer().start()
         try:
             judge_server.script([Turn.final(answer)])
-            message = build_model(judge_server).generate([{"role": "user", "content": [{"type": "text", "text": prompt}]}])
+            from smolagents import models
+
+            content = [{"type": "text", "text": prompt}]
+            request: Any = {"role": "user", "content": content}  # 1.15's requests are dicts
+            if hasattr(models, "ChatMessageToolCallFunction"):  # later ones ChatMessage objects
+                request = models.ChatMessage(role=models.MessageRole.USER, content=content)
+            message = build_model(judge_server).generate([request])
             return str(message.content or "")
         finally:
             judge_server.stop()
