@@ -54,10 +54,10 @@ class SmolagentsAdapter(Adapter):
     companions: ClassVar[dict[str, tuple[str, ...]]] = {
         "1.15.0": ("openai==3.57.0",),
         "1.20.0": ("openai==3.57.0",),
-        "1.26.0": ("openai==3.57.0", "langchain==1.5.2"),
+        "1.26.0": ("openai==3.57.0",),
     }
     """The harness runs ``OpenAIServerModel`` (the openai SDK; also the layered scenarios with the
-    openai adapter); the newest env also runs the LangChain middleware dialect."""
+    openai adapter)."""
     not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset()
 
     def targets(self) -> Sequence[Target]:
