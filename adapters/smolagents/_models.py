@@ -91,11 +91,14 @@ class ModelClasses:
             self._seen.add(cls)
             for name in METHODS:
                 owner = next((k for k in cls.__mro__ if name in k.__dict__), object)
-                if owner is object or isinstance(owner.__dict__[name], _Request):
-                    continue
+                if owner.__module__ == "builtins" or isinstance(owner.__dict__[name], _Request):
+                    continue  # e.g. a plain function given as the model: nothing of ours to wrap
                 original = owner.__dict__[name]
                 wrapper = _STREAM if name == "generate_stream" else _GENERATE
-                setattr(owner, name, _Request(original, wrapper))
+                try:
+                    setattr(owner, name, _Request(original, wrapper))
+                except (AttributeError, TypeError):  # a class that refuses new attributes
+                    continue
                 self._patched.append((owner, name, original))
 
     def cover_all(self, base: type) -> None:
