@@ -42,7 +42,7 @@ class Conversation:
             calls = field(m, "tool_calls")
             if calls:
                 d["tool_calls"] = [_call_dict(c) for c in calls]
-        self._snapshots = [copy.deepcopy(d) for d in self.dicts]
+        self._snapshots = [_snapshot(d) for d in self.dicts]
 
     def messages_for(self, edited: list[dict[str, Any]]) -> list[Any]:
         """The native list for `edited` (the original list itself when nothing changed)."""
@@ -54,6 +54,14 @@ class Conversation:
             known = originals.get(id(message))
             out.append(known[1] if known is not None and message == known[0] else to_native(message, self._as_dicts))
         return out
+
+
+def _snapshot(message: dict[str, Any]) -> dict[str, Any]:
+    """A copy to tell edits by (content is a string: a shallow copy is enough, but for tool calls)."""
+    snapshot = dict(message)
+    if "tool_calls" in message:
+        snapshot["tool_calls"] = copy.deepcopy(message["tool_calls"])
+    return snapshot
 
 
 def _call_dict(call: Any) -> dict[str, Any]:
