@@ -56,6 +56,7 @@ BUILTIN: dict[str, str] = {
     "agent-framework": "hookport.adapters.agent_framework:AgentFrameworkAdapter",
     "autogen": "hookport.adapters.autogen:AutoGenAdapter",
     "agno": "hookport.adapters.agno:AgnoAdapter",
+    "smolagents": "hookport.adapters.smolagents:SmolagentsAdapter",
 }
 ENTRY_POINT_GROUP = "hookport.adapters"
 

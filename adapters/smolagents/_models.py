@@ -1,0 +1,244 @@
+"""PRE_MODEL_CALL / POST_MODEL_CALL around every request of whatever model class an agent has.
+
+smolagents has no base-class choke point: every ``Model`` subclass implements its
+own ``generate`` / ``generate_stream``, and agents call ``model.generate(...)``
+(1.20+) or ``model(...)`` (``Model.__call__``, which 1.15's ToolCallingAgent
+uses; it calls ``generate``). So the adapter wraps those three methods where the
+model's class defines them: for every ``Model`` subclass that exists at install,
+and for the class of each agent's model when the agent runs (user-defined model
+classes). The agent's ``model`` attribute stays the user's object.
+
+A call nested in another (``__call__`` -> ``generate``, a subclass calling
+``super().generate``) is the same request: ``MODEL_LAYER`` is held while a request
+is in flight (also when no model hook is registered, so the openai SDK adapter
+underneath stays silent), and nested calls pass straight through.
+
+Streaming (``stream_outputs=True`` -> ``generate_stream``): PRE runs before the
+stream opens, POST after its last delta, with the text of the joined answer.
+While a POST hook is registered the deltas are held back until it ran and then
+replayed (as one delta carrying the replaced answer, if it replaced it), so a
+replacement reaches the agent as it does without streaming; the live display
+then shows the answer at once instead of token by token.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from time import perf_counter
+from typing import Any
+
+import wrapt
+
+from hookport.calls import MODEL_LAYER, ResponseShape, model_call, model_hooks_active, outer_layer_dispatched_model
+from hookport.contexts import LLMCallHookContext
+from hookport.dispatch import dispatch
+from hookport.points import InterceptionPoint
+from hookport.reentry import hooks_off
+from hookport.registry import has_hooks
+
+P = InterceptionPoint
+METHODS = ("generate", "generate_stream", "__call__")
+FRAMEWORK = "smolagents"
+
+
+class _Shape(ResponseShape[Any]):
+    """A model answer's text; `final_answer`: a text-only answer is a ``final_answer`` call."""
+
+    def __init__(self, final_answer: bool) -> None:
+        self.final_answer = final_answer
+
+    def text(self, result: Any) -> str | None:
+        from hookport.adapters.smolagents._messages import answer_text
+
+        return answer_text(result)
+
+    def replace(self, result: Any, text: str) -> Any:
+        from hookport.adapters.smolagents._messages import with_answer_text
+
+        return with_answer_text(result, text, self.final_answer)
+
+
+SHAPE = _Shape(final_answer=False)
+TOOL_CALLING_SHAPE = _Shape(final_answer=True)
+
+
+def _shape(kwargs: dict[str, Any]) -> _Shape:
+    from hookport.adapters.smolagents._messages import offers_final_answer
+
+    return TOOL_CALLING_SHAPE if offers_final_answer(kwargs) else SHAPE
+
+
+# -- which classes are wrapped ----------------------------------------------------------------
+
+
+class ModelClasses:
+    """The ``Model`` methods hookport wrapped, class by class, so uninstall restores each one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._seen: set[type] = set()
+        self._patched: list[tuple[type, str, Any]] = []
+        self.active = False
+
+    def cover(self, cls: type) -> None:
+        """Wrap the request methods `cls` uses (where its MRO defines them), once."""
+        if cls in self._seen or not self.active:
+            return
+        with self._lock:
+            if cls in self._seen or not self.active:
+                return
+            self._seen.add(cls)
+            for name in METHODS:
+                owner = next((k for k in cls.__mro__ if name in k.__dict__), object)
+                if owner.__module__ == "builtins" or isinstance(owner.__dict__[name], _Request):
+                    continue  # e.g. a plain function given as the model: nothing of ours to wrap
+                original = owner.__dict__[name]
+                wrapper = _STREAM if name == "generate_stream" else _GENERATE
+                try:
+                    setattr(owner, name, _Request(original, wrapper))
+                except (AttributeError, TypeError):  # a class that refuses new attributes
+                    continue
+                self._patched.append((owner, name, original))
+
+    def cover_all(self, base: type) -> None:
+        """`base` and every subclass defined so far."""
+        pending = [base]
+        while pending:
+            cls = pending.pop()
+            self.cover(cls)
+            pending.extend(cls.__subclasses__())
+
+    def restore(self) -> None:
+        with self._lock:
+            self.active = False
+            while self._patched:
+                owner, name, original = self._patched.pop()
+                if isinstance(owner.__dict__.get(name), _Request):
+                    setattr(owner, name, original)
+            self._seen.clear()
+
+    def patched(self) -> list[str]:
+        return [f"{o.__module__}:{o.__qualname__}.{n}" for o, n, _ in self._patched]
+
+
+class _Request(wrapt.FunctionWrapper):  # type: ignore[misc]
+    """hookport's wrapper on one ``Model`` request method (a type, so it is never wrapped twice)."""
+
+
+CLASSES = ModelClasses()
+
+
+def cover(model: Any) -> None:
+    """Called when an agent runs: make sure its model's class is wrapped."""
+    if model is not None and CLASSES.active:
+        CLASSES.cover(type(model))
+
+
+# -- one request ---------------------------------------------------------------------------
+
+
+def _silent() -> bool:
+    return hooks_off.get() or outer_layer_dispatched_model()
+
+
+def _context(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, LLMCallHookContext]:
+    from hookport.adapters.smolagents._messages import Conversation
+    from hookport.adapters.smolagents._runs import agent_fields
+
+    native = kwargs["messages"] if "messages" in kwargs else (args[0] if args else [])
+    conversation = Conversation(list(native))
+    ctx = LLMCallHookContext(conversation.dicts, llm=instance, framework=FRAMEWORK, **agent_fields())
+    return conversation, ctx
+
+
+def _with_messages(args: tuple[Any, ...], kwargs: dict[str, Any], messages: list[Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    if "messages" in kwargs or not args:
+        return args, {**kwargs, "messages": messages}
+    return (messages, *args[1:]), kwargs
+
+
+def generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``generate`` / ``__call__``: PRE -> wrap hooks -> the request -> POST."""
+    if _silent():
+        return wrapped(*args, **kwargs)
+    if not model_hooks_active():
+        with MODEL_LAYER.hold():
+            return wrapped(*args, **kwargs)
+    conversation, ctx = _context(instance, args, kwargs)
+    failures: list[BaseException] = []
+
+    def send(c: LLMCallHookContext) -> Any:
+        call_args, call_kwargs = _with_messages(args, kwargs, conversation.messages_for(c.messages))
+        try:
+            return wrapped(*call_args, **call_kwargs)
+        except BaseException as error:
+            failures.append(error)
+            raise
+
+    try:
+        return model_call(ctx, send, _shape(kwargs))
+    except BaseException as error:
+        if not any(error is f for f in failures):  # a hook's error: it ends the run
+            from hookport.adapters.smolagents._runs import note_abort
+
+            note_abort(error)
+        raise
+
+
+def generate_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``generate_stream``: PRE before the stream opens, POST after its last delta."""
+    if _silent():
+        return wrapped(*args, **kwargs)
+    if not model_hooks_active():
+        return _held(wrapped(*args, **kwargs))
+    conversation, ctx = _context(instance, args, kwargs)
+    try:
+        dispatch(P.PRE_MODEL_CALL, ctx)
+    except BaseException as error:
+        from hookport.adapters.smolagents._runs import note_abort
+
+        note_abort(error)
+        raise
+    call_args, call_kwargs = _with_messages(args, kwargs, conversation.messages_for(ctx.messages))
+    return _observed(wrapped(*call_args, **call_kwargs), ctx, _shape(kwargs))
+
+
+def _held(stream: Iterator[Any]) -> Iterator[Any]:
+    """`stream` with ``MODEL_LAYER`` held while each delta is produced (the request runs lazily)."""
+    while True:
+        with MODEL_LAYER.hold():
+            try:
+                delta = next(stream)
+            except StopIteration:
+                return
+        yield delta
+
+
+def _observed(stream: Iterator[Any], ctx: LLMCallHookContext, shape: _Shape) -> Iterator[Any]:
+    """With POST hooks registered, the answer is buffered until they ran, then replayed
+    (replaced, if a hook replaced it); without, the deltas flow through as they come."""
+    if not has_hooks(P.POST_MODEL_CALL):
+        yield from _held(stream)
+        return
+    from hookport.adapters.smolagents._messages import as_deltas, joined
+
+    started = perf_counter()
+    deltas = list(_held(stream))
+    message = joined(deltas)
+    ctx.duration_ms = (perf_counter() - started) * 1000.0
+    ctx.response = original = shape.text(message)
+    try:
+        dispatch(P.POST_MODEL_CALL, ctx)
+    except BaseException as error:
+        from hookport.adapters.smolagents._runs import note_abort
+
+        note_abort(error)
+        raise
+    if ctx.response is not None and ctx.response != original:
+        deltas = as_deltas(shape.replace(message, ctx.response), deltas)
+    yield from deltas
+
+
+_GENERATE = generate
+_STREAM = generate_stream

@@ -1,0 +1,3 @@
+"""Tests of the smolagents adapter."""
+
+FRAMEWORK_MODULE = "smolagents"
