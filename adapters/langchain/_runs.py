@@ -56,6 +56,8 @@ END_POINTS = (InterceptionPoint.OUTPUT, InterceptionPoint.EXECUTION_END)
 STEP_KIND = "node"
 CREATE_AGENT_MARK = "langchain_create_agent"
 """``metadata["ls_integration"]`` of the graphs langchain's `create_agent` compiles."""
+TOOL_NODE_CLASSES = ("ToolNode", "_ToolNode")
+"""LangGraph's prebuilt tool node, and langchain 1.0's own copy (its `create_agent` sets no mark)."""
 
 
 def _name_of(instance: Any) -> str | None:
@@ -81,7 +83,8 @@ def _looks_like_agent(graph: Any) -> bool:
     if not isinstance(nodes, dict):
         return False
     return any(
-        any(klass.__name__ == "ToolNode" for klass in type(getattr(node, "bound", None)).__mro__) for node in nodes.values()
+        any(klass.__name__ in TOOL_NODE_CLASSES for klass in type(getattr(node, "bound", None)).__mro__)
+        for node in nodes.values()
     )
 
 

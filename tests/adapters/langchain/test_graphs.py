@@ -344,8 +344,9 @@ def test_retry_middlewares_do_not_retry_aborts() -> None:
         attempts.append("tool")
         return handler(request)
 
+    model_retry = getattr(middleware, "ModelRetryMiddleware", None)  # langchain 1.1 added it
     retries = [
-        middleware.ModelRetryMiddleware(max_retries=2, initial_delay=0, jitter=False),
+        *([model_retry(max_retries=2, initial_delay=0, jitter=False)] if model_retry else []),
         middleware.ToolRetryMiddleware(max_retries=2, initial_delay=0, jitter=False),
         count_model,
         count_tool,
