@@ -49,7 +49,7 @@ Kwargs = dict[str, Any]
 def hooks_anywhere() -> bool:
     """True when some hook could fire during a run (a run with none needs no scope)."""
     return (boundary.boundary_hooks_active() or model_hooks_active() or tool_hooks_active()
-            or has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP))
+            or has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP) or _turns_hooked())
 
 
 def _nested_scope(instance: Any, parent: RunScope) -> RunScope | None:
@@ -72,10 +72,11 @@ def module_call(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: 
     token = enter(scope)
     try:
         if parent is not None:
-            return wrapped(*args, **kwargs)
+            return _turn(scope, lambda: wrapped(*args, **kwargs))
         register_answers()
-        return boundary.run_execution(FRAMEWORK, lambda inputs: wrapped(*args, **_kwargs(inputs, kwargs)),
-                                      dict(kwargs), agent=instance, agent_role=scope.agent_role)
+        return boundary.run_execution(
+            FRAMEWORK, lambda inputs: _turn(scope, lambda: wrapped(*args, **_kwargs(inputs, kwargs))),
+            dict(kwargs), agent=instance, agent_role=scope.agent_role)
     finally:
         leave(token)
 
@@ -95,16 +96,53 @@ async def amodule_call(wrapped: Callable[..., Awaitable[Any]], instance: Any, ar
     token = enter(scope)
     try:
         if parent is not None:
-            return await wrapped(*args, **kwargs)
+            return await _aturn(scope, lambda: wrapped(*args, **kwargs))
         register_answers()
 
         async def call(inputs: Any) -> Any:
-            return await wrapped(*args, **_kwargs(inputs, kwargs))
+            return await _aturn(scope, lambda: wrapped(*args, **_kwargs(inputs, kwargs)))
 
         return await boundary.arun_execution(FRAMEWORK, call, dict(kwargs), agent=instance,
                                              agent_role=scope.agent_role)
     finally:
         leave(token)
+
+
+def _turns_hooked() -> bool:
+    return has_hooks(boundary.TURN_START) or has_hooks(boundary.TURN_END)
+
+
+def _turn(scope: RunScope, call: Callable[[], Any]) -> Any:
+    """AGENT_TURN_START / AGENT_TURN_END around the run of the scope's module (outermost or named)."""
+    if not _turns_hooked():
+        return call()
+    fields = {"agent": scope.agent, "agent_role": scope.agent_role}
+    started = perf_counter()
+    try:
+        boundary.pre_step(FRAMEWORK, boundary.AGENT_TURN, scope.agent_role, None, point=boundary.TURN_START,
+                          **fields)
+        result = call()
+        return boundary.post_step(FRAMEWORK, boundary.AGENT_TURN, scope.agent_role, result, started=started,
+                                  point=boundary.TURN_END, **fields)
+    except HookAborted as error:
+        record(error)
+        raise
+
+
+async def _aturn(scope: RunScope, call: Callable[[], Awaitable[Any]]) -> Any:
+    if not _turns_hooked():
+        return await call()
+    fields = {"agent": scope.agent, "agent_role": scope.agent_role}
+    started = perf_counter()
+    try:
+        await boundary.apre_step(FRAMEWORK, boundary.AGENT_TURN, scope.agent_role, None,
+                                 point=boundary.TURN_START, **fields)
+        result = await call()
+        return await boundary.apost_step(FRAMEWORK, boundary.AGENT_TURN, scope.agent_role, result,
+                                         started=started, point=boundary.TURN_END, **fields)
+    except HookAborted as error:
+        record(error)
+        raise
 
 
 def module_acall(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
