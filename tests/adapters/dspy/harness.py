@@ -114,6 +114,30 @@ def build_lm(base_url: str = "") -> Any:
                    num_retries=0)
 
 
+class OpenAIClientLM(dspy.BaseLM):  # type: ignore[misc, name-defined]
+    """A ``BaseLM`` on the openai SDK's own client (``chat.completions.create``), as users write one.
+
+    ``dspy.LM`` reaches the openai SDK through LiteLLM, which (1.110) sends requests with the
+    client's low-level ``post``, below the openai adapter's call sites; this LM puts
+    ``Completions.create`` itself under DSPy, so the layered scenarios see both adapters on one call.
+    """
+
+    def __init__(self, base_url: str) -> None:
+        super().__init__(model="gpt-4o-mini", cache=False)
+        from openai import AsyncOpenAI, OpenAI
+
+        self.client = OpenAI(base_url=base_url, api_key="sk-offline-dummy", max_retries=0)
+        self.aclient = AsyncOpenAI(base_url=base_url, api_key="sk-offline-dummy", max_retries=0)
+
+    def forward(self, prompt: Any = None, messages: Any = None, **kwargs: Any) -> Any:
+        return self.client.chat.completions.create(model=self.model, messages=messages or [
+            {"role": "user", "content": prompt}])
+
+    async def aforward(self, prompt: Any = None, messages: Any = None, **kwargs: Any) -> Any:
+        return await self.aclient.chat.completions.create(model=self.model, messages=messages or [
+            {"role": "user", "content": prompt}])
+
+
 def build_react(name: str, tool_runs: list[tuple[str, dict[str, Any]]]) -> Any:
     """A real ReAct program with the two counting tools, named `name`."""
 
@@ -155,6 +179,7 @@ class DSPyHarness(Harness):
 
     server = SERVER
     _react: Any = None
+    _lm: Any = staticmethod(build_lm)
 
     def run(self, script: list[Turn], *, entry: Entry = "sync", agent: str = "alpha",
             prompt: str = "What is 2 + 3?") -> RunResult:
@@ -164,7 +189,7 @@ class DSPyHarness(Harness):
         error: BaseException | None = None
         react = self._react = build_react(agent, tool_runs)
         try:
-            with dspy.context(lm=build_lm()):
+            with dspy.context(lm=self._lm(SERVER.base_url)):
                 if entry == "sync":
                     output = react(question=prompt)
                 elif entry == "async":
@@ -220,7 +245,7 @@ class DSPyHarness(Harness):
         return str(self._react.tools[name](**args))
 
     def sdk_layers(self) -> dict[str, tuple[Entry, ...]]:
-        """``dspy.LM`` calls LiteLLM, which sends ``openai/`` models through the openai SDK."""
+        """A ``BaseLM`` on the openai SDK's client (`OpenAIClientLM`) under the program."""
         return {"openai": ("sync", "async", "stream")}
 
     def run_layered(self, sdk: str, script: list[Turn], *, entry: Entry = "sync", agent: str = "alpha",
@@ -228,7 +253,11 @@ class DSPyHarness(Harness):
         from hookport.adapters.openai_sdk import LEDGER
 
         LEDGER.clear()  # the scripted server reuses call ids in every script
-        return self.run(script, entry=entry, agent=agent, prompt=prompt)
+        self._lm = OpenAIClientLM
+        try:
+            return self.run(script, entry=entry, agent=agent, prompt=prompt)
+        finally:
+            del self._lm  # back to the class default, dspy.LM
 
 
 HARNESS = DSPyHarness

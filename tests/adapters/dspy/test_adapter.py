@@ -29,8 +29,9 @@ def _cached_lm(server: ScriptedOpenAIServer) -> Any:
 
 
 def test_a_redacted_request_is_cached_under_its_redacted_form(dspy_adapter: Any, server: Any) -> None:
-    secret = f"SECRET-{uuid.uuid4().hex}"  # a request no cache has seen
-    messages = [{"role": "user", "content": f"my key is {secret}"}]
+    secret = f"SECRET-{uuid.uuid4().hex}"
+    nonce = uuid.uuid4().hex  # the redacted request too is one no cache has seen
+    messages = [{"role": "user", "content": f"{nonce}: my key is {secret}"}]
     lm = _cached_lm(server)
 
     def redact(ctx: Any) -> None:
@@ -40,7 +41,7 @@ def test_a_redacted_request_is_cached_under_its_redacted_form(dspy_adapter: Any,
     hook = on(P.PRE_MODEL_CALL)(redact)
     lm(messages=messages)
     assert len(server.requests) == 1 and secret not in str(server.requests[0])
-    assert messages == [{"role": "user", "content": f"my key is {secret}"}], "the caller's messages changed"
+    assert messages == [{"role": "user", "content": f"{nonce}: my key is {secret}"}], "the caller's messages changed"
     assert secret not in str(lm.history[-1]["messages"])  # the history records what was sent
 
     from hookport import unregister_hook
