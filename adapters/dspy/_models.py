@@ -87,8 +87,24 @@ def _hookable(args: Args, kwargs: Kwargs) -> tuple[Any, Any, Kwargs] | None:
     return prompt, messages, rest
 
 
+def copy_messages(messages: list[Any]) -> list[Any]:
+    """A copy hooks may edit: new dicts and part lists (strings are immutable; a deep copy is slower)."""
+    copied: list[Any] = []
+    for message in messages:
+        if not isinstance(message, dict):
+            copied.append(copy.deepcopy(message))
+            continue
+        entry = dict(message)
+        content = entry.get("content")
+        if isinstance(content, list):
+            entry["content"] = [dict(part) if isinstance(part, dict) and part.get("type") == "text"
+                                else copy.deepcopy(part) for part in content]
+        copied.append(entry)
+    return copied
+
+
 def _context(instance: Any, prompt: Any, messages: Any) -> LLMCallHookContext:
-    seen = copy.deepcopy(messages) if messages is not None else [{"role": "user", "content": prompt or ""}]
+    seen = copy_messages(messages) if messages is not None else [{"role": "user", "content": prompt or ""}]
     ctx = LLMCallHookContext(seen, llm=instance, **agent_fields())
     ctx.metadata["model"] = getattr(instance, "model", None)
     return ctx
@@ -99,7 +115,7 @@ def _request(ctx: LLMCallHookContext, original: list[dict[str, Any]], prompt: An
     """The arguments of the real call: the caller's own unless hooks changed the messages."""
     if ctx.messages == original:
         return (), {**rest, "prompt": prompt, "messages": messages}
-    return (), {**rest, "prompt": None, "messages": copy.deepcopy(ctx.messages)}
+    return (), {**rest, "prompt": None, "messages": copy_messages(ctx.messages)}
 
 
 def lm_call(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
@@ -112,7 +128,7 @@ def lm_call(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwar
         return wrapped(*args, **kwargs)
     prompt, messages, rest = parts
     ctx = _context(instance, prompt, messages)
-    original = copy.deepcopy(ctx.messages)
+    original = copy_messages(ctx.messages)
 
     def send(c: LLMCallHookContext) -> Any:
         call_args, call_kwargs = _request(c, original, prompt, messages, rest)
@@ -134,7 +150,7 @@ async def _alm_call(wrapped: Callable[..., Awaitable[Any]], instance: Any, args:
         return await wrapped(*args, **kwargs)
     prompt, messages, rest = parts
     ctx = _context(instance, prompt, messages)
-    original = copy.deepcopy(ctx.messages)
+    original = copy_messages(ctx.messages)
 
     async def send(c: LLMCallHookContext) -> Any:
         call_args, call_kwargs = _request(c, original, prompt, messages, rest)
