@@ -19,7 +19,10 @@ retried request gets the next turn).
 
 Entries: ``sync`` ``react(question=...)``; ``async`` ``await react.acall(...)``;
 ``stream`` ``dspy.streamify(react)`` read to its final ``Prediction``;
-``batch`` ``react.batch([...])`` (DSPy's thread pool, one execution each).
+``batch`` ``react.batch([...])`` (DSPy's thread pool, one execution each), from 3.0: DSPy 2.6's
+``batch`` logs a failed example's error and returns None for it (its ``return_failed_examples``
+lists stay empty), so an abort cannot reach the caller there. DSPy 2.6's ``streamify`` raises a
+run's error inside an anyio task group's ``ExceptionGroup``; the harness reports the one error inside.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import json
 import os
 import re
 import tempfile
+from importlib import metadata
 from typing import Any, ClassVar
 
 import pytest
@@ -109,6 +113,20 @@ class DSPyScriptedServer(ScriptedOpenAIServer):
 SERVER = DSPyScriptedServer().start()
 
 
+def dspy_version() -> tuple[int, ...]:
+    return tuple(int(p) for p in metadata.version("dspy").split(".")[:3] if p.isdigit())
+
+
+def _entries() -> tuple[Entry, ...]:
+    return ("sync", "async", "stream", "batch") if dspy_version() >= (3,) else ("sync", "async", "stream")
+
+
+def _single(error: BaseException) -> BaseException:
+    """The one error inside a task group's ExceptionGroup (DSPy 2.6's streamify), else `error`."""
+    inner = getattr(error, "exceptions", None)
+    return inner[0] if isinstance(inner, tuple) and len(inner) == 1 else error
+
+
 def build_lm(base_url: str = "") -> Any:
     return dspy.LM(MODEL, api_base=base_url or SERVER.base_url, api_key="sk-offline-dummy", cache=False,
                    num_retries=0)
@@ -167,7 +185,7 @@ async def _streamed(react: Any, prompt: str) -> Any:
 class DSPyHarness(Harness):
     framework: ClassVar[str] = "dspy"
     import_name: ClassVar[str] = "dspy"
-    entries: ClassVar[tuple[Entry, ...]] = ("sync", "async", "stream", "batch")
+    entries: ClassVar[tuple[Entry, ...]] = _entries()
     step_kind: ClassVar[str | None] = "react_iteration"
     not_offered: ClassVar[dict[str, str]] = {
         "wrap__short_circuit_never_calls_the_model": _FREE_TEXT,
@@ -206,7 +224,7 @@ class DSPyHarness(Harness):
                 else:
                     raise ValueError(f"DSPy has no {entry!r} entry point")
         except Exception as caught:  # noqa: BLE001 - the scenario inspects it
-            error = caught
+            error = _single(caught) if entry == "stream" else caught
         finally:
             self._react = None
         answer = getattr(output, "answer", output)
