@@ -57,6 +57,7 @@ BUILTIN: dict[str, str] = {
     "autogen": "hookport.adapters.autogen:AutoGenAdapter",
     "agno": "hookport.adapters.agno:AgnoAdapter",
     "smolagents": "hookport.adapters.smolagents:SmolagentsAdapter",
+    "dspy": "hookport.adapters.dspy:DSPyAdapter",
 }
 ENTRY_POINT_GROUP = "hookport.adapters"
 

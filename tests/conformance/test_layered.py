@@ -58,9 +58,10 @@ def check_once(harness: Harness, sdk: str, entry: Entry) -> None:
     recorder = Recorder(CALL_POINTS)
     result = harness.run_layered(sdk, tool_then_answer(), entry=entry)
     result.raise_error()
+    calls = harness.expected_model_calls(tool_then_answer())
     assert len(result.runs_of("add_numbers")) == 1
-    assert len(result.model_inputs) == 2
-    assert [recorder.count(p) for p in CALL_POINTS] == [2, 2, 1, 1], recorder.points()
+    assert len(result.model_inputs) == calls
+    assert [recorder.count(p) for p in CALL_POINTS] == [calls, calls, 1, 1], recorder.points()
     assert {ctx.framework for _, ctx in recorder.calls} == {harness.framework}  # type: ignore[attr-defined]
 
 
@@ -76,7 +77,7 @@ def check_refusal(harness: Harness, sdk: str) -> None:
     result.raise_error()
     assert refusals == [harness.framework]
     assert result.runs_of("purge_records") == []
-    assert len(result.model_inputs) == 2
+    assert len(result.model_inputs) == harness.expected_model_calls(tool_then_answer("purge_records"))
     assert harness.refusal_text("purge_records", "purging is not allowed") in result.seen_by_model()
 
 

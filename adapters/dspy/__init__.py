@@ -1,0 +1,107 @@
+"""The DSPy adapter (``dspy``).
+
+    from hookport import adapters
+    adapters.install("dspy")
+
+Where each point fires:
+
+| point | DSPy call site |
+|---|---|
+| EXECUTION_START / INPUT / OUTPUT / EXECUTION_END | the outermost ``Module.__call__`` / ``Module.acall`` (any program: ``ReAct``, ``ChainOfThought``, a user's ``dspy.Module``; ``dspy.streamify`` drives one of them); inner module calls only pass the run along |
+| PRE_STEP / POST_STEP ``kind="react_iteration"`` | ``ReAct._call_with_potential_trajectory_truncation`` / ``_async_call_with_potential_trajectory_truncation``: each iteration's decision (``step_name="react"``) and the final extraction (``"extract"``) |
+| PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``BaseLM.__call__`` / ``BaseLM.acall``: every request any adapter (ChatAdapter, JSONAdapter, ...) formats, from any predictor, on ``dspy.LM`` or a ``BaseLM`` subclass |
+| PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ``Tool.__call__`` / ``Tool.acall``: the tools ReAct runs (not its own ``finish``) and direct calls of a ``dspy.Tool`` |
+
+Native or patched, and why. DSPy's own hook system, ``dspy.utils.callback.
+BaseCallback`` (``on_module_start/end``, ``on_lm_start/end``, ``on_tool_start/
+end``, registered with ``dspy.configure(callbacks=[...])`` or per module), was
+weighed point by point and cannot express the contract at any of them, so
+every point is a call-site patch and no hookport callback is registered
+(never both for one point):
+
+- ``with_callbacks`` logs and swallows whatever a callback raises, so no
+  callback can abort a call or refuse a tool;
+- the start callbacks get the call's ``inputs`` as a fresh dict: edits of the
+  messages or a tool's arguments do not reach the call, and the end callbacks
+  cannot replace an output; nothing runs *around* the call, so wrap hooks
+  (retry, fallback, cache, timing) cannot join them.
+
+Users' callbacks keep working untouched: hookport's wrappers sit outside the
+decorated methods, so callbacks see the messages and arguments after PRE hooks
+changed them and the real result before POST hooks replace it.
+
+A refused tool call follows DSPy's convention for a failed tool: the call
+raises `ToolRefused` ("Tool call <name> was refused: <reason>") without
+running the tool body; ReAct makes it the observation ``Execution error in
+<name>: ...`` and the model goes on. Nothing retries it. Before DSPy 3.4 the
+ChatAdapter retries any failed request through the JSONAdapter; an abort is
+kept in the run's latch (see `_state`), so the retry raises it again without
+calling the model or any hook.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from hookport.adapters._base import Adapter, InstallReport, Target, Wrapper
+from hookport.adapters._versions import installed_version, release
+from hookport.points import InterceptionPoint
+
+__all__ = ["DSPyAdapter"]
+
+P = InterceptionPoint
+_BOUNDARY = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END)
+_STEP = (P.PRE_STEP, P.POST_STEP)
+_MODEL = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL)
+_TOOL = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
+_REACT = "dspy.predict.react"
+_LM = "dspy.clients.base_lm"
+_TOOLS = "dspy.adapters.types.tool"
+
+
+def module_site(version: str | None) -> str:
+    """The module that defines ``dspy.Module``: ``dspy.primitives.program`` before 3.0."""
+    have = release(version) if version else (999,)
+    return "dspy.primitives.module" if have >= (3,) else "dspy.primitives.program"
+
+
+def _lazy(module: str, function: str) -> Wrapper:
+    """A wrapper that imports ``hookport.adapters.dspy.<module>`` on its first call."""
+    found: list[Wrapper] = []
+
+    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if not found:
+            found.append(getattr(importlib.import_module(f"{__name__}.{module}"), function))
+        return found[0](wrapped, instance, args, kwargs)
+
+    wrapper.__name__ = function
+    return wrapper
+
+
+class DSPyAdapter(Adapter):
+    name: ClassVar[str] = "dspy"
+    distribution: ClassVar[str] = "dspy"
+    extra: ClassVar[str] = "dspy"
+    supported: ClassVar[str] = ">=2.6,<4"
+    test_versions: ClassVar[tuple[str, ...]] = ("2.6.27", "3.0.4", "3.4.1")
+    not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset()
+
+    def targets(self) -> Sequence[Target]:
+        modules = module_site(installed_version(self.distribution))
+        return (
+            Target(modules, "Module.__call__", _lazy("_runs", "module_call"), _BOUNDARY, "sync"),
+            Target(modules, "Module.acall", _lazy("_runs", "module_acall"), _BOUNDARY, "async"),
+            Target(_REACT, "ReAct._call_with_potential_trajectory_truncation", _lazy("_runs", "react_step"), _STEP,
+                   "sync"),
+            Target(_REACT, "ReAct._async_call_with_potential_trajectory_truncation", _lazy("_runs", "areact_step"),
+                   _STEP, "async"),
+            Target(_LM, "BaseLM.__call__", _lazy("_models", "lm_call"), _MODEL, "sync"),
+            Target(_LM, "BaseLM.acall", _lazy("_models", "lm_acall"), _MODEL, "async"),
+            Target(_TOOLS, "Tool.__call__", _lazy("_tools", "tool_run"), _TOOL, "sync"),
+            Target(_TOOLS, "Tool.acall", _lazy("_tools", "tool_acall"), _TOOL, "async"),
+        )
+
+    def activate(self, report: InstallReport) -> None:
+        super().activate(report)

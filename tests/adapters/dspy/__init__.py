@@ -1,0 +1,3 @@
+"""Tests of the dspy adapter (DSPy)."""
+
+FRAMEWORK_MODULE = "dspy"
