@@ -191,6 +191,7 @@ class DSPyHarness(Harness):
         "wrap__short_circuit_never_calls_the_model": _FREE_TEXT,
         "wrap__fallback_answers_when_the_model_fails": _FREE_TEXT,
         "middleware__model_call_limit_ends_the_run": _FREE_TEXT,
+        "middleware__tool_call_limit_end_stops_the_run_as_create_agent_does": _FREE_TEXT,
         "middleware__user_decorators_before_after_wrap": "its after_model hook upper-cases the whole model text; "
         "DSPy's adapters then cannot find their (lower-case) field markers and the request fails to parse",
     }
