@@ -53,6 +53,7 @@ BUILTIN: dict[str, str] = {
     "pydantic-ai": "hookport.adapters.pydantic_ai:PydanticAIAdapter",
     "google-adk": "hookport.adapters.google_adk:GoogleADKAdapter",
     "agent-framework": "hookport.adapters.agent_framework:AgentFrameworkAdapter",
+    "llama-index": "hookport.adapters.llama_index:LlamaIndexAdapter",
 }
 ENTRY_POINT_GROUP = "hookport.adapters"
 
