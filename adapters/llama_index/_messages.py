@@ -86,18 +86,20 @@ def _from_dict(as_dict: Dict, origin: ChatMessage | None) -> ChatMessage:
 class Conversation:
     """One request's messages as dicts, and the way back."""
 
-    __slots__ = ("messages", "dicts", "snapshots")
+    __slots__ = ("messages", "dicts", "originals", "snapshots")
 
     def __init__(self, messages: list[ChatMessage], llm: Any) -> None:
         self.messages = list(messages)
         self.dicts = [_as_dict(message, llm) for message in self.messages]
+        self.originals = list(self.dicts)
+        """The dicts as made (hooks may insert into or delete from `dicts` in place)."""
         self.snapshots = copy.deepcopy(self.dicts)
 
     def rebuilt(self, dicts: list[Dict]) -> list[ChatMessage]:
         """The messages to send for `dicts` (the hooks' list): the originals where nothing changed."""
-        if dicts is self.dicts and dicts == self.snapshots:
+        if dicts == self.snapshots and all(a is b for a, b in zip(dicts, self.originals)):
             return self.messages
-        by_id = {id(d): i for i, d in enumerate(self.dicts)}
+        by_id = {id(d): i for i, d in enumerate(self.originals)}
         out: list[ChatMessage] = []
         for as_dict in dicts:
             index = by_id.get(id(as_dict))

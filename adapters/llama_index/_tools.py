@@ -25,13 +25,27 @@ from hookport.points import ExtensionPoint
 
 class _ToolOutputShape(ToolShape[Any]):
     def text(self, result: Any) -> str | None:
+        if result is None:
+            return None
         content = getattr(result, "content", result)
         return content if isinstance(content, str) or content is None else str(content)
 
     def replace(self, result: Any, text: str) -> Any:
+        if result is None:  # a wrap hook answered without running the tool
+            from llama_index.core.tools import ToolOutput
+
+            return ToolOutput(content=text, tool_name="", raw_input={}, raw_output=text)
         clone = copy.copy(result)
         clone.content = text
         return clone
+
+    def coerce(self, value: Any, ctx: Any) -> Any:
+        """A wrap hook's string answer, as the output of the call it answered."""
+        if not isinstance(value, str):
+            return value
+        from llama_index.core.tools import ToolOutput
+
+        return ToolOutput(content=value, tool_name=ctx.tool_name, raw_input=dict(ctx.tool_input), raw_output=value)
 
     def refuse(self, ctx: ToolCallHookContext, refusal: HookAborted) -> Any:
         from llama_index.core.tools import ToolOutput
