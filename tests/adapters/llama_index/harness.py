@@ -207,6 +207,19 @@ class LlamaIndexHarness(Harness):
         llm = scripted_llm([Turn.final(answer)], [])
         return llm.chat([ChatMessage(role="user", content=prompt)]).message.content or ""
 
+    def sdk_layers(self) -> dict[str, tuple[Entry, ...]]:
+        from tests.adapters.llama_index.layered import LAYERS
+
+        return LAYERS
+
+    def run_layered(self, sdk: str, script: list[Turn], *, entry: Entry = "sync", agent: str = "alpha",
+                    prompt: str = "What is 2 + 3?") -> RunResult:
+        from tests.adapters.llama_index.layered import run_on_openai
+
+        if sdk != "openai":
+            raise ValueError(f"no layered run on {sdk!r} here")
+        return run_on_openai(self, script, entry, agent, prompt)
+
     def run_tool_directly(self, name: str, args: dict[str, Any]) -> str:
         runs = self.tool_runs if self.tool_runs is not None else []
         found = {t.metadata.name: t for t in counting_tools(runs)}[name]
