@@ -64,6 +64,9 @@ class LlamaIndexAdapter(Adapter):
     extra: ClassVar[str] = "llama-index"
     supported: ClassVar[str] = ">=0.13,<0.15"
     test_versions: ClassVar[tuple[str, ...]] = ("0.13.6", "0.14.0", "0.14.25")
+    companions: ClassVar[dict[str, tuple[str, ...]]] = {"0.14.25": ("llama-index-llms-openai==0.8.3",)}
+    """The layered tests run llama-index-llms-openai's ``OpenAI`` over the openai SDK; the releases that
+    install next to 0.13.6 / 0.14.0 need ``openai<2``, which the openai adapter does not support."""
 
     def targets(self) -> Sequence[Target]:
         agents = [
