@@ -24,7 +24,7 @@ from tests.conformance.conftest import load_harness
 from tests.conformance.harness import Harness
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
-FRAMEWORKS = ("praisonai", "langchain", "crewai", "openai-agents", "pydantic-ai", "google-adk", "agent-framework")
+FRAMEWORKS = ("praisonai", "langchain", "crewai", "openai-agents", "pydantic-ai", "google-adk", "agent-framework", "llama-index")
 
 
 def load(name: str) -> dict[str, Any]:
