@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 from typing import Any
 
 from hookport import boundary
@@ -219,15 +220,9 @@ def _with_output_text(output: Any, text: str) -> Any:
     return clone
 
 
-_answers_registered = False
-
-
+@functools.cache
 def register_answers() -> None:
     """Teach `OutputContext.text` an agent run's ``AgentOutput`` (once per process, on the first run)."""
-    global _answers_registered
-    if _answers_registered:
-        return
     from llama_index.core.agent.workflow.workflow_events import AgentOutput
 
     register_answer_type(AgentOutput, _output_text, _with_output_text)
-    _answers_registered = True
