@@ -29,13 +29,13 @@ MODEL_SAW: list[str] = []
 ANSWER = "notes.txt says the order was paid with card 4111 1111 1111 1111. I could not delete it."
 
 
-def read_file(path: str) -> str:
+async def read_file(path: str) -> str:
     """Read a text file."""
     trace("tool", f"read_file ran on {path}")
     return FILES.get(path, "no such file")
 
 
-def delete_file(path: str) -> str:
+async def delete_file(path: str) -> str:
     """Delete a file."""
     trace("tool", f"delete_file ran on {path}  <- this must never print")
     FILES.pop(path, None)

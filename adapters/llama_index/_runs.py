@@ -46,7 +46,8 @@ def run_workflow(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
             if boundary.boundary_hooks_active() else None
         if run is None:
             handler = wrapped(*args, **kwargs)
-            if any(has_hooks(p) for p in _TURN_POINTS):
+            if isinstance(handler, asyncio.Future) or any(has_hooks(p) for p in _TURN_POINTS):
+                # 1.x: a hook's abort inside a step reaches the caller unwrapped (see `_hook_abort_in`)
                 _attach(handler, lambda result: _finish(state, None, result), lambda error: _failed(state, None, error))
             return handler
         register_answers()
@@ -181,6 +182,7 @@ def _attach_future(handler: asyncio.Future[Any], finish: Any, failed: Any) -> No
         set_result(result)
 
     async def raised(error: BaseException) -> None:
+        error = _hook_abort_in(error)
         await failed(error)
         set_exception(error)
 
@@ -192,6 +194,19 @@ def _attach_future(handler: asyncio.Future[Any], finish: Any, failed: Any) -> No
 
     handler.set_result = on_result  # type: ignore[method-assign]
     handler.set_exception = on_exception  # type: ignore[method-assign]
+
+
+def _hook_abort_in(error: BaseException) -> BaseException:
+    """The ``HookAborted`` that a 1.x workflow wrapped as ``WorkflowRuntimeError("Error in step ...")``
+    (2.x raises it as it is): a hook's abort reaches the caller as itself on every release."""
+    from hookport.errors import HookAborted
+
+    cause: BaseException | None = error
+    for _ in range(4):
+        if cause is None or isinstance(cause, HookAborted):
+            return cause or error
+        cause = cause.__cause__
+    return error
 
 
 _pending: set[asyncio.Future[Any]] = set()

@@ -52,7 +52,7 @@ class _ToolOutputShape(ToolShape[Any]):
 
         text = ctx.tool_result if isinstance(ctx.tool_result, str) else refusal.reason
         return ToolOutput(content=text, tool_name=ctx.tool_name, raw_input=dict(ctx.tool_input), raw_output=text,
-                          is_error=True, exception=refusal)
+                          is_error=True)
 
 
 SHAPE = _ToolOutputShape()

@@ -13,8 +13,16 @@ from typing import Any
 
 from tests.conformance.harness import Entry, RunResult, Turn
 
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # its parent package (llama_index.llms) is not there either
+        return False
+
+
 LAYERS: dict[str, tuple[Entry, ...]] = {}
-if importlib.util.find_spec("llama_index.llms.openai") is not None:
+if _installed("llama_index.llms.openai"):
     LAYERS["openai"] = ("sync", "async", "stream")
 
 _server: Any = None
