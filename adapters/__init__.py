@@ -58,6 +58,7 @@ BUILTIN: dict[str, str] = {
     "agno": "hookport.adapters.agno:AgnoAdapter",
     "smolagents": "hookport.adapters.smolagents:SmolagentsAdapter",
     "dspy": "hookport.adapters.dspy:DSPyAdapter",
+    "llama-index": "hookport.adapters.llama_index:LlamaIndexAdapter",
 }
 ENTRY_POINT_GROUP = "hookport.adapters"
 

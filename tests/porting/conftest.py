@@ -25,7 +25,7 @@ from tests.conformance.harness import Harness
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 FRAMEWORKS = ("praisonai", "langchain", "crewai", "openai-agents", "pydantic-ai", "google-adk",
-              "agent-framework", "autogen", "strands", "agno", "smolagents", "dspy")
+              "agent-framework", "autogen", "strands", "agno", "smolagents", "dspy", "llama-index")
 
 
 def load(name: str) -> dict[str, Any]:

@@ -1,0 +1,3 @@
+"""Tests of the llama-index adapter (LlamaIndex agents and workflows)."""
+
+FRAMEWORK_MODULE = "llama_index.core"
