@@ -41,11 +41,10 @@ calling the model or any hook.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from hookport.adapters._base import Adapter, InstallReport, Target, Wrapper
+from hookport.adapters._base import Adapter, InstallReport, Target, Wrapper, lazy_wrapper
 from hookport.adapters._versions import installed_version, release
 from hookport.points import InterceptionPoint
 
@@ -68,16 +67,8 @@ def module_site(version: str | None) -> str:
 
 
 def _lazy(module: str, function: str) -> Wrapper:
-    """A wrapper that imports ``hookport.adapters.dspy.<module>`` on its first call."""
-    found: list[Wrapper] = []
-
-    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if not found:
-            found.append(getattr(importlib.import_module(f"{__name__}.{module}"), function))
-        return found[0](wrapped, instance, args, kwargs)
-
-    wrapper.__name__ = function
-    return wrapper
+    """A wrapper that imports ``hookport.adapters.dspy.<module>`` (and so the framework) on its first call."""
+    return lazy_wrapper(__name__, module, function)
 
 
 class DSPyAdapter(Adapter):

@@ -46,11 +46,10 @@ never runs and nothing retries it.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from hookport.adapters._base import Adapter, InstallReport, Target, Wrapper
+from hookport.adapters._base import Adapter, InstallReport, Target, Wrapper, lazy_wrapper
 from hookport.adapters._versions import installed_version, release
 from hookport.points import ExtensionPoint, InterceptionPoint
 
@@ -82,17 +81,8 @@ def tool_site(version: str | None) -> tuple[str, str]:
 
 
 def _lazy(module: str, function: str) -> Wrapper:
-    """A wrapper that imports ``hookport.adapters.google_adk.<module>`` (and so ADK) on its first call,
-    so installing before ``import google.adk`` works."""
-    found: list[Wrapper] = []
-
-    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if not found:
-            found.append(getattr(importlib.import_module(f"{__name__}.{module}"), function))
-        return found[0](wrapped, instance, args, kwargs)
-
-    wrapper.__name__ = function
-    return wrapper
+    """A wrapper that imports ``hookport.adapters.google_adk.<module>`` (and so the framework) on its first call."""
+    return lazy_wrapper(__name__, module, function)
 
 
 class GoogleADKAdapter(Adapter):
