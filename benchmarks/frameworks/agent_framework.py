@@ -11,8 +11,7 @@ what Agent Framework's middleware costs for the same no-op PRE+POST work.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from agent_framework import (
@@ -28,7 +27,7 @@ from agent_framework import (
 )
 from agent_framework._middleware import ChatMiddlewareLayer
 
-from benchmarks.adapters import FrameworkBench
+from benchmarks.adapters import FrameworkBench, NativeSwitch
 
 
 class ScriptedClient(FunctionInvocationLayer, ChatMiddlewareLayer, BaseChatClient):  # type: ignore[misc]
@@ -59,16 +58,7 @@ async def add(a: int, b: int) -> int:
     return a + b
 
 
-_native: list[bool] = []
-
-
-@contextmanager
-def native_hooks() -> Iterator[None]:
-    _native.append(True)
-    try:
-        yield
-    finally:
-        _native.clear()
+NATIVE = NativeSwitch()
 
 
 def make_run() -> Callable[[], Any]:
@@ -77,7 +67,7 @@ def make_run() -> Callable[[], Any]:
     native = Agent(ScriptedClient(), name="bench", tools=[add], middleware=[NoopChat(), NoopFunction()])
 
     def run() -> Any:
-        return loop.run_until_complete((native if _native else plain).run("add 2 and 3"))
+        return loop.run_until_complete((native if NATIVE else plain).run("add 2 and 3"))
 
     return run
 
@@ -86,6 +76,6 @@ BENCH = FrameworkBench(
     adapter="agent-framework",
     make_run=make_run,
     describe="Agent.run: scripted BaseChatClient, 1 tool call",
-    native=native_hooks,
+    native=NATIVE.on,
     calls_per_round=100,
 )

@@ -10,8 +10,7 @@ no-op work on the tool call. Agno has no native model hook, so ``native`` has no
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +20,7 @@ from agno.agent import Agent  # noqa: E402
 from agno.models.base import Model  # noqa: E402
 from agno.models.response import ModelResponse  # noqa: E402
 
-from benchmarks.adapters import FrameworkBench  # noqa: E402
+from benchmarks.adapters import FrameworkBench, NativeSwitch  # noqa: E402
 
 CALL = [{"id": "c1", "type": "function", "function": {"name": "add", "arguments": '{"a": 2, "b": 3}'}}]
 
@@ -62,16 +61,7 @@ def noop_tool_hook(function_name: str, function_call: Any, arguments: dict[str, 
     return function_call(**arguments)
 
 
-_native: list[bool] = []
-
-
-@contextmanager
-def native_hooks() -> Iterator[None]:
-    _native.append(True)
-    try:
-        yield
-    finally:
-        _native.clear()
+NATIVE = NativeSwitch()
 
 
 def make_run() -> Callable[[], Any]:
@@ -79,7 +69,7 @@ def make_run() -> Callable[[], Any]:
     native = Agent(name="bench", model=ScriptedModel(), tools=[add], tool_hooks=[noop_tool_hook], telemetry=False)
 
     def run() -> Any:
-        return (native if _native else plain).run("add 2 and 3")
+        return (native if NATIVE else plain).run("add 2 and 3")
 
     return run
 
@@ -88,6 +78,6 @@ BENCH = FrameworkBench(
     adapter="agno",
     make_run=make_run,
     describe="Agent.run: scripted Model, 1 tool call",
-    native=native_hooks,
+    native=NATIVE.on,
     calls_per_round=100,
 )

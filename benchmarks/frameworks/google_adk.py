@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from google.adk.agents import LlmAgent
@@ -24,7 +23,7 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import InMemoryRunner
 from google.genai import types
 
-from benchmarks.adapters import FrameworkBench
+from benchmarks.adapters import FrameworkBench, NativeSwitch
 
 logging.getLogger("google_adk").setLevel(logging.ERROR)  # "missing token usage metadata" notices
 
@@ -63,16 +62,7 @@ class NoopPlugin(BasePlugin):
         return None
 
 
-_native: list[bool] = []
-
-
-@contextmanager
-def native_hooks() -> Iterator[None]:
-    _native.append(True)
-    try:
-        yield
-    finally:
-        _native.clear()
+NATIVE = NativeSwitch()
 
 
 def make_run() -> Callable[[], Any]:
@@ -92,7 +82,7 @@ def make_run() -> Callable[[], Any]:
         return last
 
     def run() -> Any:
-        return loop.run_until_complete(one(runners[bool(_native)]))
+        return loop.run_until_complete(one(runners[bool(NATIVE)]))
 
     return run
 
@@ -101,6 +91,6 @@ BENCH = FrameworkBench(
     adapter="google-adk",
     make_run=make_run,
     describe="Runner.run_async: scripted BaseLlm, 1 tool call",
-    native=native_hooks,
+    native=NATIVE.on,
     calls_per_round=50,
 )

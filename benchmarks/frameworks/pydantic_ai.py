@@ -10,8 +10,7 @@ separately in docs/frameworks/pydantic-ai.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +19,7 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from benchmarks.adapters import FrameworkBench
+from benchmarks.adapters import FrameworkBench, NativeSwitch
 
 
 def _script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -38,16 +37,7 @@ class NoopCapability(AbstractCapability[Any]):
         return await handler(args)
 
 
-_native: list[bool] = []
-
-
-@contextmanager
-def native_hooks() -> Iterator[None]:
-    _native.append(True)
-    try:
-        yield
-    finally:
-        _native.clear()
+NATIVE = NativeSwitch()
 
 
 def _agent(native: bool) -> Agent[None, str]:
@@ -70,7 +60,7 @@ def make_run() -> Callable[[], Any]:
     agents: dict[tuple[bool, bool], Agent[None, str]] = {}
 
     def run() -> Any:
-        key = ("pydantic-ai" in adapters.installed(), bool(_native))
+        key = ("pydantic-ai" in adapters.installed(), bool(NATIVE))
         agent = agents.get(key)
         if agent is None:
             agent = agents[key] = _agent(native=key[1])
@@ -83,6 +73,6 @@ BENCH = FrameworkBench(
     adapter="pydantic-ai",
     make_run=make_run,
     describe="Agent.run_sync: FunctionModel, 1 tool call",
-    native=native_hooks,
+    native=NATIVE.on,
     calls_per_round=100,
 )
