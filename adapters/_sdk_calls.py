@@ -38,7 +38,7 @@ from hookport.calls import (
 )
 from hookport.contexts import LLMCallHookContext
 from hookport.points import InterceptionPoint
-from hookport.reentry import hooks_off
+from hookport.reentry import is_suppressed
 from hookport.registry import has_hooks
 
 from hookport.adapters._sdk_data import araw_parse, raw_parse
@@ -164,7 +164,7 @@ def is_raw(kwargs: Kwargs) -> bool:
 
 
 def _quiet() -> bool:
-    return hooks_off.get() or outer_layer_dispatched_model()
+    return is_suppressed() or outer_layer_dispatched_model()
 
 
 def _context(dialect: Dialect[Any], kwargs: Kwargs, continuation: int) -> LLMCallHookContext:

@@ -32,7 +32,7 @@ from typing import Any, Optional, TypeVar
 
 from hookport.hooks import HookEntry
 from hookport.points import Point
-from hookport.reentry import hooks_off
+from hookport.reentry import is_suppressed
 from hookport.registry import has_hooks, hooks_for
 
 R = TypeVar("R")
@@ -46,7 +46,7 @@ def _is_async(hook: Any) -> bool:
 
 def sync_wraps(point: Point) -> bool:
     """True when `point` has a plain (sync) wrap hook that would run here."""
-    if hooks_off.get() or not has_hooks(point):
+    if is_suppressed() or not has_hooks(point):
         return False
     return any(not _is_async(hook) for hook in hooks_for(point))
 

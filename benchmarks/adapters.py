@@ -14,6 +14,9 @@ four configurations, interleaved round by round so machine drift hits them alike
 
 Ratios are medians of per-round ratios to ``unpatched`` measured in the same process.
 Time is this thread's CPU time (other processes on a busy machine do not count).
+Beside them, ``calls added`` counts the Python and builtin function calls one run
+makes more than the unpatched run (cProfile's count): a figure that does not move
+with the machine's noise, so a change to an adapter's cost shows in it exactly.
 Goals (docs/performance.md): installed <= 1.02x, pre+post <= 1.04x.
 
 A framework module defines ``BENCH = FrameworkBench(...)``: how to build one run,
@@ -23,11 +26,13 @@ and optionally how to register the framework's native no-op hooks.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import gc
 import importlib
 import json
 import os
 import pkgutil
+import pstats
 import statistics
 import sys
 import time
@@ -108,14 +113,26 @@ def _time(run: Callable[[], Any], calls: int) -> float:
     return (time.thread_time() - started) / calls
 
 
+def _calls(run: Callable[[], Any], runs: int = 5) -> float:
+    """Function calls per run (deterministic, unlike time): cProfile's count over `runs` runs."""
+    profile = cProfile.Profile()
+    profile.enable()
+    for _ in range(runs):
+        run()
+    profile.disable()
+    return pstats.Stats(profile).total_calls / runs  # type: ignore[attr-defined]
+
+
 def measure(bench: FrameworkBench, rounds: int) -> dict[str, Any]:
     configs = [c for c in CONFIGS if c != "native" or bench.native is not None]
     samples: dict[str, list[float]] = {c: [] for c in configs}
     with bench.setup():
         run = bench.make_run()
-        for config in configs:  # warm every configuration once
+        calls: dict[str, float] = {}
+        for config in configs:  # warm every configuration once, and count its calls
             with _configure(bench, config):
                 _time(run, max(1, bench.calls_per_round // 10))
+                calls[config] = _calls(run)
         for _ in range(rounds):
             for config in configs:
                 with _configure(bench, config):
@@ -128,6 +145,8 @@ def measure(bench: FrameworkBench, rounds: int) -> dict[str, Any]:
         "run": bench.describe,
         "unpatched_us": statistics.median(base) * 1e6,
         **{f"{c}_ratio": statistics.median(s / b for s, b in zip(samples[c], base)) for c in configs if c != "unpatched"},
+        "unpatched_calls": calls["unpatched"],
+        **{f"{c}_calls_added": calls[c] - calls["unpatched"] for c in configs if c != "unpatched"},
     }
 
 
@@ -147,11 +166,14 @@ def discover(only: Optional[set[str]] = None) -> Iterator[FrameworkBench]:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    lines = ["| adapter | run | unpatched | installed | pre+post | native hooks |", "|---|---|---|---|---|---|"]
+    lines = ["| adapter | run | unpatched | installed | pre+post | native hooks | calls added: installed / pre+post |",
+             "|---|---|---|---|---|---|---|"]
     for row in rows:
         native = f"{row['native_ratio']:.3f}x" if "native_ratio" in row else "n/a"
         lines.append(f"| {row['adapter']} | {row['run']} | {row['unpatched_us']:.0f} us | "
-                     f"{row['installed_ratio']:.3f}x | {row['pre+post_ratio']:.3f}x | {native} |")
+                     f"{row['installed_ratio']:.3f}x | {row['pre+post_ratio']:.3f}x | {native} | "
+                     f"+{row['installed_calls_added']:.0f} / +{row['pre+post_calls_added']:.0f} "
+                     f"of {row['unpatched_calls']:.0f} |")
     return "\n".join(lines)
 
 

@@ -18,6 +18,8 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Optional
 
+from hookport.reentry import fixed_flag, hooks_off
+
 _lock = threading.Lock()
 _loop: Optional[asyncio.AbstractEventLoop] = None
 _thread: Optional[threading.Thread] = None
@@ -48,7 +50,7 @@ def run_coroutine(coro: Coroutine[Any, Any, Any], timeout: Optional[float], hook
     if _thread is not None and threading.current_thread() is _thread:
         return _run_on_fresh_thread(coro, timeout, hook_name)
     loop = _start()
-    context = contextvars.copy_context()
+    context = _fixed_copy()
     future: Future[Any] = Future()
 
     def start() -> None:
@@ -62,6 +64,16 @@ def run_coroutine(coro: Coroutine[Any, Any, Any], timeout: Optional[float], hook
     except FutureTimeout:
         loop.call_soon_threadsafe(lambda: getattr(future, "task", None) and future.task.cancel())  # type: ignore[attr-defined]
         raise HookTimeout(hook_name, timeout or 0.0) from None
+
+
+def _fixed_copy() -> contextvars.Context:
+    """A copy of this context whose re-entrancy flag stays as it is now.
+
+    The hook may outlive its chain (abandoned past a timeout); it stays quiet.
+    """
+    context = contextvars.copy_context()
+    context.run(hooks_off.set, fixed_flag())
+    return context
 
 
 def _settle(future: Future[Any], task: asyncio.Task[Any]) -> None:
@@ -86,7 +98,7 @@ def run_in_thread(call: Any, timeout: Optional[float], hook_name: str) -> Any:
     A sync hook cannot be interrupted: past its timeout it is abandoned (it
     finishes in the background) and the caller goes on.
     """
-    context = contextvars.copy_context()
+    context = _fixed_copy()
     future: Future[Any] = Future()
 
     def work() -> None:

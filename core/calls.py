@@ -39,12 +39,12 @@ TOOL_LAYER = ReentrancyGuard("tool_call")
 
 def model_hooks_active() -> bool:
     """True when a model call here would run a hook: build a context only then."""
-    return not hooks_off.get() and any(has_hooks(p) for p in _MODEL_POINTS)
+    return not hooks_off.get()[0] and any(has_hooks(p) for p in _MODEL_POINTS)
 
 
 def tool_hooks_active() -> bool:
     """True when a tool call here would run a hook: build a context only then."""
-    return not hooks_off.get() and any(has_hooks(p) for p in _TOOL_POINTS)
+    return not hooks_off.get()[0] and any(has_hooks(p) for p in _TOOL_POINTS)
 
 
 def outer_layer_dispatched_model() -> bool:
@@ -96,7 +96,7 @@ class ToolShape(ResponseShape[R]):
 
 def model_call(ctx: LLMCallHookContext, send: Callable[[LLMCallHookContext], R], shape: ResponseShape[R]) -> R:
     """PRE_MODEL_CALL, the wrap hooks around `send(ctx)`, POST_MODEL_CALL; returns the answer."""
-    if hooks_off.get():
+    if hooks_off.get()[0]:
         return send(ctx)
     dispatch(P.PRE_MODEL_CALL, ctx)
     started = perf_counter()
@@ -114,7 +114,7 @@ async def amodel_call(
     ctx: LLMCallHookContext, send: Callable[[LLMCallHookContext], Awaitable[R]], shape: ResponseShape[R]
 ) -> R:
     """`model_call` for async call sites: async hooks are awaited on the running loop."""
-    if hooks_off.get():
+    if hooks_off.get()[0]:
         return await send(ctx)
     await adispatch(P.PRE_MODEL_CALL, ctx)
     started = perf_counter()
@@ -168,7 +168,7 @@ def _after_model(ctx: LLMCallHookContext, result: R, shape: ResponseShape[R]) ->
 def tool_call(ctx: ToolCallHookContext, run: Callable[[ToolCallHookContext], R], shape: ToolShape[R]) -> R:
     """PRE_TOOL_CALL (a refusal is answered by `shape.refuse` and the tool never runs),
     the wrap hooks around `run(ctx)`, POST_TOOL_CALL (also after a refusal)."""
-    if hooks_off.get():
+    if hooks_off.get()[0]:
         return run(ctx)
     ctx.wrappable = True
     try:
@@ -192,7 +192,7 @@ async def atool_call(
     ctx: ToolCallHookContext, run: Callable[[ToolCallHookContext], Awaitable[R]], shape: ToolShape[R]
 ) -> R:
     """`tool_call` for async call sites."""
-    if hooks_off.get():
+    if hooks_off.get()[0]:
         return await run(ctx)
     ctx.wrappable = True
     try:

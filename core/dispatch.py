@@ -9,7 +9,11 @@ propagated as it is in strict mode.
 
 `dispatch` runs ``async def`` hooks to completion (on hookport's private loop
 thread); `adispatch` awaits them on the running loop. While a chain runs, the
-re-entrancy flag is set, so model and tool calls made by a hook run no hooks.
+re-entrancy flag is raised, so model and tool calls made by a hook run no hooks.
+
+A chain with no event subscriber and no process-wide timeout (the usual case)
+takes the lean loop in `run_hooks`; `_run_observed` is the same loop that also
+times the chain, counts failures and emits `HookDispatchedEvent`.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from hookport.config import settings
 from hookport.errors import HookAborted, LLMCallBlockedError, ToolCallBlocked, source_name
 from hookport.hooks import HookEntry, HookFn, original_of
 from hookport.points import ALIASES, InterceptionPoint, Point, resolve_point
-from hookport.reentry import hooks_off
+from hookport.reentry import hook_running, hooks_off
 from hookport import registry
 from hookport.registry import chains, hooks_for
 
@@ -114,7 +118,7 @@ def dispatch(point: Point | str, ctx: C) -> C:
         hooks = hooks_for(point)  # an unknown name raises its clear error here
     if registry._open_scopes:
         hooks = hooks_for(point)
-    if not hooks or hooks_off.get():
+    if not hooks or hooks_off.get()[0]:
         return ctx
     return run_hooks(point, ctx, hooks)  # type: ignore[arg-type]
 
@@ -145,44 +149,64 @@ def adispatch(point: Point | str, ctx: C) -> Any:
         hooks = hooks_for(point)
     if registry._open_scopes:
         hooks = hooks_for(point)
-    if not hooks or hooks_off.get():
+    if not hooks or hooks_off.get()[0]:
         return _Ready(ctx)
     return arun_hooks(point, ctx, hooks)  # type: ignore[arg-type]
 
 
 def run_hooks(point: Point, ctx: C, hooks: tuple[HookFn, ...]) -> C:
     """Run an already resolved chain from sync code (adapters that snapshot a chain use this)."""
-    reducer = REDUCER_BY_ALIAS.get(point, _replace_payload)
-    if events.subscribers:
-        timed, started = True, perf_counter()
-    else:
-        timed, started = False, 0.0
-    entries_only = settings.timeout is not None  # a process-wide timeout: every hook is an entry
-    failures: Optional[_Failures] = None
-    modified = False
-    token = hooks_off.set(True)
+    if events.subscribers or settings.timeout is not None:
+        return _run_observed(point, ctx, hooks)
+    running = hook_running()
     try:
         for hook in hooks:
             try:
-                if type(hook) is HookEntry or entries_only:
-                    entry = hook if type(hook) is HookEntry else _default_entry(hook)
-                    if not entry.applies(ctx):
-                        continue
-                    result = entry.call_sync(ctx)
-                else:
-                    result = hook(ctx)
+                result = hook(ctx)  # a HookEntry applies its filters and options itself
                 if result is not None:
-                    if hasattr(result, "__await__"):
-                        result = run_coroutine(_awaited(result), None, _name(hook))
-                    if reducer(ctx, result):
-                        modified = True
+                    _apply(point, ctx, hook, result)
+            except HookAborted as aborted:
+                if aborted.source is None:
+                    aborted.source = original_of(hook)
+                raise
+            except Exception as error:
+                _failed(_resolved(point), ctx, hook, error, hooks, 0.0, False, None, False)
+    finally:
+        running[0] = False
+    return ctx
+
+
+def _apply(point: Point, ctx: Any, hook: HookFn, result: Any) -> bool:
+    """A hook's non-None return: await it if it is awaitable, then apply it to `ctx`."""
+    if hasattr(result, "__await__"):
+        result = run_coroutine(_awaited(result), None, _name(hook))
+        if result is None:
+            return False
+    return REDUCER_BY_ALIAS.get(point, _replace_payload)(ctx, result)
+
+
+def _run_observed(point: Point, ctx: C, hooks: tuple[HookFn, ...]) -> C:
+    """`run_hooks` with an event subscriber or a process-wide timeout: timed, reported, every hook an entry."""
+    timed = bool(events.subscribers)
+    started = perf_counter() if timed else 0.0
+    entries_only = settings.timeout is not None
+    failures: Optional[_Failures] = None
+    modified = False
+    running = hook_running()
+    try:
+        for hook in hooks:
+            try:
+                entry = hook if type(hook) is HookEntry or not entries_only else _default_entry(hook)
+                result = entry(ctx)
+                if result is not None and _apply(point, ctx, hook, result):
+                    modified = True
             except HookAborted as aborted:
                 _aborted(_resolved(point), ctx, hook, aborted, hooks, started, timed, failures)
                 raise
             except Exception as error:
                 failures = _failed(_resolved(point), ctx, hook, error, hooks, started, timed, failures, modified)
     finally:
-        hooks_off.reset(token)
+        running[0] = False
     if timed:
         _emit(_resolved(point), ctx, "modified" if modified else "proceeded", len(hooks), started, failures=failures)
     return ctx
@@ -200,7 +224,7 @@ async def arun_hooks(point: Point, ctx: C, hooks: tuple[HookFn, ...]) -> C:
     started = perf_counter() if timed else 0.0
     failures: Optional[_Failures] = None
     modified = False
-    token = hooks_off.set(True)
+    running = hook_running()  # this task's own flag: sibling tasks never see it
     try:
         for hook in hooks:
             try:
@@ -222,10 +246,7 @@ async def arun_hooks(point: Point, ctx: C, hooks: tuple[HookFn, ...]) -> C:
             except Exception as error:
                 failures = _failed(point, ctx, hook, error, hooks, started, timed, failures, modified)
     finally:
-        try:
-            hooks_off.reset(token)
-        except ValueError:  # resumed in another context: restore by value
-            hooks_off.set(False)
+        running[0] = False
     if timed:
         _emit(point, ctx, "modified" if modified else "proceeded", len(hooks), started, failures=failures)
     return ctx

@@ -25,7 +25,7 @@ from hookport.config import settings
 from hookport.errors import HookAborted, source_name
 from hookport.hooks import HookEntry, HookFn, original_of
 from hookport.points import Point
-from hookport.reentry import hooks_off
+from hookport.reentry import HOOKED, QUIET, hooks_off
 from hookport.registry import hooks_for
 
 logger = logging.getLogger("hookport")
@@ -47,12 +47,12 @@ class _Attempts:
 def run_wrapped(point: Point, ctx: Any, call: Callable[[Any], R], hooks: Optional[tuple[HookFn, ...]] = None) -> R:
     """Run `call(ctx)` inside the wrap hooks of `point` (sync call sites)."""
     chain = hooks_for(point) if hooks is None else hooks
-    if not chain or hooks_off.get():
+    if not chain or hooks_off.get()[0]:
         return call(ctx)
 
     def step(index: int, current: Any) -> Any:
         if index == len(chain):
-            token = hooks_off.set(False)  # the real call (and a tool's sub-agent) is hooked as usual
+            token = hooks_off.set(HOOKED)  # the real call (and a tool's sub-agent) is hooked as usual
             try:
                 return call(current)
             finally:
@@ -71,7 +71,7 @@ def run_wrapped(point: Point, ctx: Any, call: Callable[[Any], R], hooks: Optiona
             return attempts.result
 
         call_next.asynchronous = False  # type: ignore[attr-defined]  # lets dual-mode hooks (dialects) choose
-        token = hooks_off.set(True)
+        token = hooks_off.set(QUIET)
         try:
             result = hook.call_sync(current, call_next) if type(hook) is HookEntry else hook(current, call_next)
             if result is not None and hasattr(result, "__await__"):
@@ -105,12 +105,12 @@ async def arun_wrapped(
     A sync wrap hook may return it without awaiting.
     """
     chain = hooks_for(point) if hooks is None else hooks
-    if not chain or hooks_off.get():
+    if not chain or hooks_off.get()[0]:
         return await call(ctx)
 
     async def step(index: int, current: Any) -> Any:
         if index == len(chain):
-            token = hooks_off.set(False)
+            token = hooks_off.set(HOOKED)
             try:
                 return await call(current)
             finally:
@@ -129,7 +129,7 @@ async def arun_wrapped(
             return attempts.result
 
         call_next.asynchronous = True  # type: ignore[attr-defined]
-        token = hooks_off.set(True)
+        token = hooks_off.set(QUIET)
         try:
             result = await hook.call_async(current, call_next) if type(hook) is HookEntry else hook(current, call_next)
             while result is not None and hasattr(result, "__await__"):

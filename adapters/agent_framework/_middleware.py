@@ -20,7 +20,7 @@ from hookport.dispatch import adispatch
 from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
 from hookport.registry import has_hooks
-from hookport.reentry import hooks_off
+from hookport.reentry import is_suppressed
 
 from hookport.adapters.agent_framework._layers import layer_problem
 from hookport.adapters.agent_framework._messages import MessageView, response_text, with_response_text, _result_text
@@ -91,7 +91,7 @@ class HookportChatMiddleware(ChatMiddleware):
     """PRE_MODEL_CALL -> wrap hooks -> the request -> POST_MODEL_CALL, per model request."""
 
     async def process(self, context: Any, call_next: Callable[[], Awaitable[None]]) -> None:
-        if not ACTIVE.on or hooks_off.get() or layer_problem(type(context.client)) is not None:
+        if not ACTIVE.on or is_suppressed() or layer_problem(type(context.client)) is not None:
             await call_next()
             return
         run = current_run.get()

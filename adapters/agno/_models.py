@@ -32,7 +32,7 @@ from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, 
 from hookport.contexts import LLMCallHookContext
 from hookport.dispatch import adispatch, dispatch
 from hookport.points import ExtensionPoint, InterceptionPoint
-from hookport.reentry import hooks_off
+from hookport.reentry import is_suppressed
 from hookport.registry import has_hooks
 
 from hookport.adapters.agno._messages import Conversation, response_text
@@ -108,7 +108,7 @@ class _Call:
 def _quiet(kwargs: dict[str, Any]) -> bool:
     """Hooks are off (a call made inside a hook), or this is Agno re-invoking the same request
     with a guidance message (``retry_with_guidance``), which the first call already covers."""
-    return hooks_off.get() or bool(kwargs.get("retry_with_guidance"))
+    return is_suppressed() or bool(kwargs.get("retry_with_guidance"))
 
 
 def _buffered() -> bool:

@@ -25,7 +25,7 @@ from hookport.boundary import Execution, ReentrancyGuard
 from hookport.calls import model_hooks_active, tool_hooks_active
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
-from hookport.reentry import hooks_off
+from hookport.reentry import is_suppressed
 
 FRAMEWORK = "langchain"
 DEFAULT_GRAPH_NAME = "LangGraph"
@@ -78,7 +78,7 @@ _PRE_TOOL, _POST_TOOL, _WRAP_TOOL = (
 
 def model_hooks_on() -> bool:
     """`hookport.calls.model_hooks_active()`, cheaper: a model call here would run a hook."""
-    if hooks_off.get():
+    if is_suppressed():
         return False
     if _chains[_PRE_MODEL] or _chains[_POST_MODEL] or _chains[_WRAP_MODEL]:
         return True
@@ -94,7 +94,7 @@ def step_hooks_on() -> bool:
 
 def tool_hooks_on() -> bool:
     """`hookport.calls.tool_hooks_active()`, cheaper: a tool call here would run a hook."""
-    if hooks_off.get():
+    if is_suppressed():
         return False
     if _chains[_PRE_TOOL] or _chains[_POST_TOOL] or _chains[_WRAP_TOOL]:
         return True

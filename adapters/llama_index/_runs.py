@@ -28,7 +28,7 @@ from typing import Any
 from hookport import boundary
 from hookport.answers import register_answer_type
 from hookport.registry import has_hooks
-from hookport.reentry import hooks_off
+from hookport.reentry import is_suppressed
 
 from hookport.adapters.llama_index._state import FRAMEWORK, RunState, agent_fields, current_run
 
@@ -37,7 +37,7 @@ _TURN_POINTS = (boundary.TURN_START, boundary.TURN_END)
 
 def run_workflow(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The wrapper of ``Workflow.run(ctx=None, start_event=None, **kwargs)``."""
-    if hooks_off.get() or current_run.get() is not None or _resumes(args, kwargs):
+    if is_suppressed() or current_run.get() is not None or _resumes(args, kwargs):
         return wrapped(*args, **kwargs)
     state = RunState()
     token = current_run.set(state)

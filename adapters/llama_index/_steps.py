@@ -18,7 +18,7 @@ from typing import Any
 from hookport import boundary
 from hookport.points import InterceptionPoint
 from hookport.registry import has_hooks
-from hookport.reentry import hooks_off
+from hookport.reentry import is_suppressed
 
 from hookport.adapters.llama_index._runs import close_turn
 from hookport.adapters.llama_index._state import FRAMEWORK, agent_fields, current_run
@@ -29,7 +29,7 @@ KIND = "agent_step"
 
 async def take_step(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The wrapper of ``<Agent>.take_step``."""
-    if hooks_off.get():
+    if is_suppressed():
         return await wrapped(*args, **kwargs)
     state = current_run.get()
     if state is not None and (not state.turn_fields or state.turn_agent != getattr(instance, "name", None)):

@@ -24,7 +24,7 @@ from pydantic_ai.capabilities import AbstractCapability
 
 from hookport import boundary
 from hookport.calls import model_hooks_active
-from hookport.reentry import hooks_off
+from hookport.reentry import is_suppressed
 
 from hookport.adapters.pydantic_ai import _runs
 from hookport.adapters.pydantic_ai._models import HookedModel
@@ -47,14 +47,14 @@ class HookportCapability(AbstractCapability[Any]):
     async def for_run(self, ctx: Any) -> AbstractCapability[Any]:
         """Itself when hooks are registered as the run starts; otherwise an idle capability, so a run
         with no hooks pays nothing for the wrap chain (a hook registered mid-run applies from the next run)."""
-        if ACTIVE.on and not hooks_off.get() and native_hooks_registered():
+        if ACTIVE.on and not is_suppressed() and native_hooks_registered():
             return self
         return _IDLE
 
     # -- run -----------------------------------------------------------------------------------
 
     async def wrap_run(self, ctx: Any, *, handler: Any) -> Any:
-        if not ACTIVE.on or hooks_off.get():
+        if not ACTIVE.on or is_suppressed():
             return await handler()
         fields = agent_fields(ctx.agent)
         enter_agent(fields)

@@ -19,7 +19,7 @@ from typing import Any
 from hookport import boundary
 from hookport.points import InterceptionPoint
 from hookport.registry import has_hooks
-from hookport.reentry import hooks_off
+from hookport.reentry import is_suppressed
 
 from hookport.adapters.pydantic_ai import _runs
 from hookport.adapters.pydantic_ai._state import ACTIVE, FRAMEWORK, current_agent
@@ -34,7 +34,7 @@ async def node_step(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: 
         changed, prompt = _runs.replaced_prompt(getattr(instance, "user_prompt", None))
         if changed:
             instance.user_prompt = prompt
-    if not ACTIVE.on or hooks_off.get() or not (has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP)):
+    if not ACTIVE.on or is_suppressed() or not (has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP)):
         return await wrapped(*args, **kwargs)
     name = type(instance).__name__
     fields = {k: v for k, v in current_agent().items() if k != "framework"}

@@ -34,7 +34,7 @@ from hookport.calls import MODEL_LAYER, ResponseShape, model_call, model_hooks_a
 from hookport.contexts import LLMCallHookContext
 from hookport.dispatch import dispatch
 from hookport.points import InterceptionPoint
-from hookport.reentry import hooks_off
+from hookport.reentry import is_suppressed
 from hookport.registry import has_hooks
 
 P = InterceptionPoint
@@ -139,7 +139,7 @@ def cover(model: Any) -> None:
 
 
 def _silent() -> bool:
-    return hooks_off.get() or outer_layer_dispatched_model()
+    return is_suppressed() or outer_layer_dispatched_model()
 
 
 def _context(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, LLMCallHookContext]:
