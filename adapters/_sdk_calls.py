@@ -24,7 +24,6 @@ An outer framework adapter that already dispatched the model call (LangChain's
 from __future__ import annotations
 
 import abc
-import copy
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
 
@@ -36,7 +35,7 @@ from hookport.calls import (
     outer_layer_dispatched_model,
     tool_hooks_active,
 )
-from hookport.contexts import LLMCallHookContext
+from hookport.contexts import LazyMessagesContext
 from hookport.points import InterceptionPoint
 from hookport.reentry import is_suppressed
 from hookport.registry import has_hooks
@@ -167,10 +166,11 @@ def _quiet() -> bool:
     return is_suppressed() or outer_layer_dispatched_model()
 
 
-def _context(dialect: Dialect[Any], kwargs: Kwargs, continuation: int) -> LLMCallHookContext:
+def _context(dialect: Dialect[Any], kwargs: Kwargs, continuation: int) -> LazyMessagesContext:
+    """The request's context; its messages are converted only if a hook reads them."""
     model = dialect.model_of(kwargs)
-    return LLMCallHookContext(
-        dialect.messages(kwargs), llm=model, iterations=continuation, framework=dialect.framework,
+    return LazyMessagesContext(
+        lambda: dialect.messages(kwargs), llm=model, iterations=continuation, framework=dialect.framework,
         metadata={"api": dialect.api, "model": model if isinstance(model, str) else None,
                   "stream": bool(kwargs.get("stream")), "tools": kwargs.get("tools"), "kwargs": kwargs},
         **run_fields(),
@@ -182,9 +182,9 @@ def _needs_buffer() -> bool:
 
 
 def _sender(dialect: Dialect[Any], call: Callable[..., Any], args: tuple[Any, ...], kwargs: Kwargs,
-            before: list[dict[str, Any]], buffer: bool) -> Callable[[LLMCallHookContext], Any]:
-    def send(ctx: LLMCallHookContext) -> Any:
-        sent = dialect.with_messages(kwargs, ctx.messages) if ctx.messages != before else kwargs
+            buffer: bool) -> Callable[[LazyMessagesContext], Any]:
+    def send(ctx: LazyMessagesContext) -> Any:
+        sent = dialect.with_messages(kwargs, ctx.messages) if ctx.edited() else kwargs
         answer = dialect.receive(call(*args, **sent), sent, buffer)
         ctx.metadata.update(dialect.describe(answer))
         return answer
@@ -193,9 +193,9 @@ def _sender(dialect: Dialect[Any], call: Callable[..., Any], args: tuple[Any, ..
 
 
 def _asender(dialect: Dialect[Any], call: Callable[..., Awaitable[Any]], args: tuple[Any, ...], kwargs: Kwargs,
-             before: list[dict[str, Any]], buffer: bool) -> Callable[[LLMCallHookContext], Awaitable[Any]]:
-    async def send(ctx: LLMCallHookContext) -> Any:
-        sent = dialect.with_messages(kwargs, ctx.messages) if ctx.messages != before else kwargs
+             buffer: bool) -> Callable[[LazyMessagesContext], Awaitable[Any]]:
+    async def send(ctx: LazyMessagesContext) -> Any:
+        sent = dialect.with_messages(kwargs, ctx.messages) if ctx.edited() else kwargs
         answer = await dialect.areceive(await call(*args, **sent), sent, buffer)
         ctx.metadata.update(dialect.describe(answer))
         return answer
@@ -230,8 +230,7 @@ def request(dialect: Dialect[Any], ledger: ToolLedger, call: Callable[..., Any],
     for continuation in range(MAX_CONTINUATIONS + 1):
         sent = dialect.extend(kwargs, exchange) if exchange else kwargs
         ctx = _context(dialect, sent, continuation)
-        before = copy.deepcopy(ctx.messages)
-        answer = model_call(ctx, _sender(dialect, call, args, sent, before, _needs_buffer()), _Shape(dialect, sent))
+        answer = model_call(ctx, _sender(dialect, call, args, sent, _needs_buffer()), _Shape(dialect, sent))
         review = ledger.review(dialect.calls(answer), dialect.api)
         if review.all_refused and continuation < MAX_CONTINUATIONS:
             exchange = exchange + dialect.exchange(answer, review)
@@ -256,8 +255,7 @@ async def arequest(dialect: Dialect[Any], ledger: ToolLedger, call: Callable[...
     for continuation in range(MAX_CONTINUATIONS + 1):
         sent = dialect.extend(kwargs, exchange) if exchange else kwargs
         ctx = _context(dialect, sent, continuation)
-        before = copy.deepcopy(ctx.messages)
-        answer = await amodel_call(ctx, _asender(dialect, call, args, sent, before, _needs_buffer()),
+        answer = await amodel_call(ctx, _asender(dialect, call, args, sent, _needs_buffer()),
                                    _Shape(dialect, sent))
         review = await ledger.areview(dialect.calls(answer), dialect.api)
         if review.all_refused and continuation < MAX_CONTINUATIONS:

@@ -5,9 +5,12 @@
 For every framework module in ``benchmarks/frameworks/<adapter>.py`` whose
 framework is installed here, one representative run (an agent turn with a model
 call and a tool call where the framework has them, driven offline) is timed in
-four configurations, interleaved round by round so machine drift hits them alike:
+four configurations, interleaved round by round (each taking the first place in
+turn) so machine drift hits them alike:
 
 - ``unpatched``: the adapter not installed (the baseline of every ratio);
+- ``unpatched again``: the same, timed as one more configuration: its ratio (1.000
+  on a perfectly quiet machine) shows how far this machine's noise moves a ratio;
 - ``installed``: installed, no hook registered;
 - ``pre+post``: no-op PRE+POST hooks on the model and tool points;
 - ``native``: the framework's own hook system doing the same no-op work (where it has one).
@@ -51,7 +54,7 @@ for _name, _value in {"OTEL_SDK_DISABLED": "true", "CREWAI_DISABLE_TELEMETRY": "
 from hookport import InterceptionPoint as P  # noqa: E402
 from hookport import adapters, clear_all_hooks, register_hook  # noqa: E402
 
-CONFIGS = ("unpatched", "installed", "pre+post", "native")
+CONFIGS = ("unpatched", "unpatched again", "installed", "pre+post", "native")
 
 
 @dataclass
@@ -93,7 +96,7 @@ def _noop(ctx: Any) -> None:
 
 def _configure(bench: FrameworkBench, config: str) -> AbstractContextManager[Any]:
     clear_all_hooks()
-    if config in ("unpatched", "native"):
+    if config in ("unpatched", "unpatched again", "native"):
         adapters.uninstall(bench.adapter)
     else:
         adapters.install(bench.adapter)
@@ -133,9 +136,11 @@ def measure(bench: FrameworkBench, rounds: int) -> dict[str, Any]:
             with _configure(bench, config):
                 _time(run, max(1, bench.calls_per_round // 10))
                 calls[config] = _calls(run)
-        for _ in range(rounds):
-            for config in configs:
+        for round_number in range(rounds):
+            shift = round_number % len(configs)  # each configuration takes each place in a round in turn
+            for config in configs[shift:] + configs[:shift]:
                 with _configure(bench, config):
+                    _time(run, max(1, bench.calls_per_round // 20))  # steady state: not the first runs after install
                     samples[config].append(_time(run, bench.calls_per_round))
     clear_all_hooks()
     adapters.uninstall(bench.adapter)
@@ -166,12 +171,12 @@ def discover(only: Optional[set[str]] = None) -> Iterator[FrameworkBench]:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    lines = ["| adapter | run | unpatched | installed | pre+post | native hooks | calls added: installed / pre+post |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| adapter | run | unpatched | noise (A/A) | installed | pre+post | native hooks "
+             "| calls added: installed / pre+post |", "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         native = f"{row['native_ratio']:.3f}x" if "native_ratio" in row else "n/a"
         lines.append(f"| {row['adapter']} | {row['run']} | {row['unpatched_us']:.0f} us | "
-                     f"{row['installed_ratio']:.3f}x | {row['pre+post_ratio']:.3f}x | {native} | "
+                     f"{row['unpatched again_ratio']:.3f}x | {row['installed_ratio']:.3f}x | {row['pre+post_ratio']:.3f}x | {native} | "
                      f"+{row['installed_calls_added']:.0f} / +{row['pre+post_calls_added']:.0f} "
                      f"of {row['unpatched_calls']:.0f} |")
     return "\n".join(lines)
@@ -181,10 +186,16 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated adapter names")
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--calls-per-round", type=int, help="runs timed per round (default: each framework's own); "
+                        "many short rounds give steadier medians than a few long ones")
     parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args(argv)
     only = {n.strip().replace("-", "_") for n in args.only.split(",")} if args.only else None  # module names
-    rows = [measure(bench, args.rounds) for bench in discover(only)]
+    benches = list(discover(only))
+    if args.calls_per_round:
+        for bench in benches:
+            bench.calls_per_round = args.calls_per_round
+    rows = [measure(bench, args.rounds) for bench in benches]
     print(table(rows))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))

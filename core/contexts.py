@@ -13,8 +13,10 @@ present); adapters convert to and from their native message types.
 
 from __future__ import annotations
 
+import copy
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, Optional, Protocol, TypeVar
 
 _UNSET: Any = object()
 
@@ -128,6 +130,89 @@ class LLMCallHookContext(InterceptionContext):
             self.response = value
         elif isinstance(value, list):
             self.messages[:] = value
+
+
+_MESSAGES = LLMCallHookContext.__dict__["messages"]
+"""The slot that stores `messages`, under `LazyMessagesContext`'s property."""
+
+
+class LazyMessagesContext(LLMCallHookContext):
+    """An `LLMCallHookContext` whose `messages` are built on first access.
+
+    Converting a whole conversation to OpenAI-style dicts (and keeping a copy
+    to see edits) costs more than a no-op hook pair, and most hooks never read
+    it. `build()` runs when a hook first reads or replaces `messages` (or reads
+    `payload` before the call); from then on it is an ordinary list that hooks
+    edit in place or replace. `edited()` tells the adapter whether to rebuild
+    the request: never read, or read and left as built, means send the
+    framework's own messages untouched. An adapter that tracks edits itself
+    (a view mapping each dict back to its message) passes ``keep_copy=False``
+    and asks `built` instead.
+    """
+
+    __slots__ = ("_build", "_as_built", "_keep_copy")
+
+    def __init__(self, build: Callable[[], list[dict[str, Any]]], *, keep_copy: bool = True, **fields: Any) -> None:
+        self._build: Optional[Callable[[], list[dict[str, Any]]]] = build
+        self._as_built: list[dict[str, Any]] = []
+        self._keep_copy = keep_copy
+        super().__init__(_UNSET, **fields)
+
+    @property  # type: ignore[override]
+    def messages(self) -> list[dict[str, Any]]:
+        if self._build is not None:
+            built = self._build()
+            if self._keep_copy:
+                self._as_built = copy.deepcopy(built)
+            self._build = None
+            _MESSAGES.__set__(self, built)
+        return _MESSAGES.__get__(self, LLMCallHookContext)  # type: ignore[no-any-return]
+
+    @messages.setter
+    def messages(self, value: list[dict[str, Any]]) -> None:
+        if value is _UNSET:  # the base __init__: nothing built yet
+            return
+        if self._build is not None:
+            self.messages  # build first, so `edited()` compares with what the request held
+        _MESSAGES.__set__(self, value)
+
+    @property
+    def built(self) -> bool:
+        """True once a hook read or replaced `messages`."""
+        return self._build is None
+
+    def edited(self) -> bool:
+        """True when hooks changed `messages` from what `build()` made (needs ``keep_copy``)."""
+        if not self._keep_copy:
+            raise TypeError("edited() needs LazyMessagesContext(keep_copy=True)")
+        return self._build is None and _MESSAGES.__get__(self, LLMCallHookContext) != self._as_built
+
+
+class MessageView(Protocol):
+    """What an adapter's view of a request holds: the dicts hooks see (and its own way back)."""
+
+    dicts: list[dict[str, Any]]
+
+
+V = TypeVar("V", bound=MessageView)
+
+
+class LazyView(Generic[V]):
+    """An adapter's view of a request's messages, made when a hook first reads them.
+
+    ``ctx = LazyMessagesContext(lazy.build, keep_copy=False, ...)``; `view` stays
+    None while no hook read the messages, and the request then goes out as it came.
+    """
+
+    __slots__ = ("make", "view")
+
+    def __init__(self, make: Callable[[], V]) -> None:
+        self.make = make
+        self.view: Optional[V] = None
+
+    def build(self) -> list[dict[str, Any]]:
+        self.view = self.make()
+        return list(self.view.dicts)
 
 
 class ToolCallHookContext(InterceptionContext):

@@ -15,7 +15,7 @@ from agent_framework import ChatMiddleware, FunctionMiddleware
 
 from hookport.boundary import apost_step, apre_step
 from hookport.calls import ResponseShape, ToolShape, amodel_call, atool_call, model_hooks_active, tool_hooks_active
-from hookport.contexts import LLMCallHookContext, ToolCallHookContext
+from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext, ToolCallHookContext
 from hookport.dispatch import adispatch
 from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
@@ -100,29 +100,36 @@ class HookportChatMiddleware(ChatMiddleware):
         if not model_hooks_active():
             await call_next()
             return
-        view = MessageView(context.messages)
         originals = context.messages
-        ctx = LLMCallHookContext(view.dicts, llm=context.client, agent=run.agent if run else None,
-                                 agent_role=run.name if run else None, framework=FRAMEWORK,
-                                 iterations=run.iteration if run else 0)
+        view = LazyView(lambda: MessageView(originals))
+        ctx = LazyMessagesContext(view.build, keep_copy=False, llm=context.client, agent=run.agent if run else None,
+                                  agent_role=run.name if run else None, framework=FRAMEWORK,
+                                  iterations=run.iteration if run else 0)
         if context.stream:
             await _streamed(context, call_next, ctx, view, originals)
             return
 
         async def send(c: LLMCallHookContext) -> Any:
-            context.messages = view.to_messages(c.messages) if view.changed(c.messages) else originals
+            context.messages = _outgoing(view, originals, c)
             await call_next()
             return context.result
 
         context.result = await amodel_call(ctx, send, CHAT_SHAPE)
 
 
+def _outgoing(view: LazyView[MessageView], originals: Any, ctx: LLMCallHookContext) -> Any:
+    """What the request sends: the originals unless hooks read and changed the messages."""
+    if view.view is None or not view.view.changed(ctx.messages):
+        return originals
+    return view.view.to_messages(ctx.messages)
+
+
 async def _streamed(context: Any, call_next: Callable[[], Awaitable[None]], ctx: LLMCallHookContext,
-                    view: MessageView, originals: Any) -> None:
+                    view: LazyView[MessageView], originals: Any) -> None:
     """A streamed request: PRE before it; POST when its stream has been read to the end
     (a replacement reaches the final response, not the chunks already sent)."""
     await adispatch(P.PRE_MODEL_CALL, ctx)
-    context.messages = view.to_messages(ctx.messages) if view.changed(ctx.messages) else originals
+    context.messages = _outgoing(view, originals, ctx)
     started = perf_counter()
     await call_next()
     stream = context.result

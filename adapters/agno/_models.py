@@ -29,7 +29,7 @@ from time import perf_counter
 from typing import Any
 
 from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active, tool_hooks_active
-from hookport.contexts import LLMCallHookContext
+from hookport.contexts import LazyMessagesContext, LLMCallHookContext
 from hookport.dispatch import adispatch, dispatch
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.reentry import is_suppressed
@@ -90,14 +90,20 @@ class _Call:
     def __init__(self, instance: Any, kwargs: dict[str, Any], streamed: bool) -> None:
         run = current_run.get()
         self.kwargs = kwargs
-        self.conversation = Conversation(kwargs.get("messages") or [])
+        self.conversation: Conversation | None = None  # made when a hook first reads the messages
         fields = run.fields() if run is not None else {}
-        self.ctx = LLMCallHookContext(self.conversation.dicts, llm=instance, framework=FRAMEWORK,
-                                      metadata={"model": instance, "stream": streamed}, **fields)
+        self.ctx = LazyMessagesContext(self._build, keep_copy=False, llm=instance, framework=FRAMEWORK,
+                                       metadata={"model": instance, "stream": streamed}, **fields)
         self.native: BaseException | None = None
 
+    def _build(self) -> list[dict[str, Any]]:
+        self.conversation = Conversation(self.kwargs.get("messages") or [])
+        return self.conversation.dicts
+
     def request(self, ctx: LLMCallHookContext) -> dict[str, Any]:
-        """The keyword arguments of the real request, with the hooks' messages."""
+        """The keyword arguments of the real request, with the hooks' messages (its own when unread)."""
+        if self.conversation is None:
+            return self.kwargs
         return {**self.kwargs, "messages": self.conversation.rebuilt(ctx.messages)}
 
     def failed(self, error: BaseException) -> BaseException:

@@ -31,7 +31,7 @@ from typing import Any
 import wrapt
 
 from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active
-from hookport.contexts import LLMCallHookContext
+from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
 from hookport.dispatch import adispatch
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import has_hooks
@@ -80,15 +80,17 @@ def _tool_names(tools: Any) -> list[Any]:
 
 
 def _context(client: Any, messages: Any, kwargs: Kwargs, state: TurnState | None,
-             stream: bool) -> tuple[LLMCallHookContext, Conversation]:
-    conversation = Conversation(messages)
+             stream: bool) -> tuple[LazyMessagesContext, LazyView[Conversation]]:
+    """The request's context; its `Conversation` (the dicts hooks see) is made when a hook reads them."""
+    lazy = LazyView(lambda: Conversation(messages))
     iterations = 0
     if state is not None:
         iterations = state.model_calls
         state.model_calls += 1
     info = getattr(client, "model_info", None)
-    ctx = LLMCallHookContext(
-        list(conversation.dicts),
+    ctx = LazyMessagesContext(
+        lazy.build,
+        keep_copy=False,
         llm=client,
         iterations=iterations,
         framework=FRAMEWORK,
@@ -100,12 +102,15 @@ def _context(client: Any, messages: Any, kwargs: Kwargs, state: TurnState | None
         },
         **agent_fields(state),
     )
-    return ctx, conversation
+    return ctx, lazy
 
 
-def _messages_for(conversation: Conversation, ctx: LLMCallHookContext) -> Any:
-    edited = conversation.edited(ctx.messages)
-    return conversation.messages if edited is None else edited
+def _messages_for(messages: Any, lazy: LazyView[Conversation], ctx: LLMCallHookContext) -> Any:
+    """What the request sends: its own messages unless hooks read and changed them."""
+    if lazy.view is None:
+        return messages
+    edited = lazy.view.edited(ctx.messages)
+    return messages if edited is None else edited
 
 
 async def _create(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> Any:
@@ -117,11 +122,11 @@ async def _create(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> Any
         with MODEL_LAYER.hold():
             result = await client.create(messages, *args, **kwargs)
     else:
-        ctx, conversation = _context(client, messages, kwargs, state, stream=False)
+        ctx, lazy = _context(client, messages, kwargs, state, stream=False)
 
         async def send(c: LLMCallHookContext) -> Any:
             with MODEL_LAYER.hold():  # also when a worker thread's wrap hook sends it back to this loop
-                return await client.create(_messages_for(conversation, c), *args, **kwargs)
+                return await client.create(_messages_for(messages, lazy, c), *args, **kwargs)
 
         if sync_wraps(WRAP):
             result = await on_worker(model_call, ctx, send, RESULT)
@@ -159,10 +164,10 @@ async def _create_stream(client: Any, messages: Any, args: Args, kwargs: Kwargs)
                 state.step_output = item
             yield item
         return
-    ctx, conversation = _context(client, messages, kwargs, state, stream=True)
+    ctx, lazy = _context(client, messages, kwargs, state, stream=True)
 
     def open_stream(c: LLMCallHookContext) -> Any:
-        return client.create_stream(_messages_for(conversation, c), *args, **kwargs)
+        return client.create_stream(_messages_for(messages, lazy, c), *args, **kwargs)
 
     if has_hooks(WRAP):
         async def send(c: LLMCallHookContext) -> list[Any]:

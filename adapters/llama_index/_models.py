@@ -22,7 +22,7 @@ from hookport.adapters.llama_index._messages import Conversation, message_text, 
 from hookport.adapters.llama_index._state import FRAMEWORK, agent_fields
 from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active, \
     tool_hooks_active
-from hookport.contexts import LLMCallHookContext
+from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
 from hookport.points import ExtensionPoint
 
 
@@ -54,13 +54,13 @@ def model_request(position: int) -> Any:
                 return await wrapped(*args, **kwargs)
         in_kwargs = position >= len(args)
         messages = kwargs["current_llm_input"] if in_kwargs else args[position]
-        conversation = Conversation(messages, getattr(instance, "llm", None))
-        ctx = LLMCallHookContext(conversation.dicts, llm=getattr(instance, "llm", None), framework=FRAMEWORK,
-                                 metadata={"stream": "streaming" in wrapped.__name__},
-                                 **agent_fields(instance))
+        lazy = LazyView(lambda: Conversation(messages, getattr(instance, "llm", None)))  # made if a hook reads it
+        ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=getattr(instance, "llm", None), framework=FRAMEWORK,
+                                  metadata={"stream": "streaming" in wrapped.__name__},
+                                  **agent_fields(instance))
 
         async def send(c: LLMCallHookContext) -> Any:
-            sent = conversation.rebuilt(c.messages)
+            sent = messages if lazy.view is None else lazy.view.rebuilt(c.messages)
             if in_kwargs:
                 return await wrapped(*args, **{**kwargs, "current_llm_input": sent})
             return await wrapped(*args[:position], sent, *args[position + 1:], **kwargs)

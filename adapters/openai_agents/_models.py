@@ -34,7 +34,7 @@ import wrapt
 
 from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active, \
     outer_layer_dispatched_model
-from hookport.contexts import LLMCallHookContext
+from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
 from hookport.dispatch import adispatch
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
@@ -75,8 +75,9 @@ class _Call:
         return tuple(args), kwargs
 
 
-def _context(model: Any, call: _Call, stream: bool) -> tuple[LLMCallHookContext, Conversation]:
-    conversation = Conversation(call.get(0), call.get(1) or [])
+def _context(model: Any, call: _Call, stream: bool) -> tuple[LazyMessagesContext, LazyView[Conversation]]:
+    """The request's context; its `Conversation` (the dicts hooks see) is made when a hook reads them."""
+    lazy = LazyView(lambda: Conversation(call.get(0), call.get(1) or []))
     scope = current_scope()
     agent = scope.step_agent if scope is not None else None
     iterations = 0
@@ -84,8 +85,9 @@ def _context(model: Any, call: _Call, stream: bool) -> tuple[LLMCallHookContext,
         iterations = scope.model_calls
         scope.model_calls += 1
     name = getattr(model, "model", None)
-    ctx = LLMCallHookContext(
-        list(conversation.dicts),
+    ctx = LazyMessagesContext(
+        lazy.build,
+        keep_copy=False,
         llm=model,
         iterations=iterations,
         agent=agent,
@@ -98,11 +100,12 @@ def _context(model: Any, call: _Call, stream: bool) -> tuple[LLMCallHookContext,
             "stream": stream,
         },
     )
-    return ctx, conversation
+    return ctx, lazy
 
 
-def _request(conversation: Conversation, call: _Call, ctx: LLMCallHookContext) -> tuple[Args, Kwargs]:
-    edited = conversation.edited(ctx.messages)
+def _request(lazy: LazyView[Conversation], call: _Call, ctx: LLMCallHookContext) -> tuple[Args, Kwargs]:
+    """The request's arguments: as they came unless hooks read and changed the messages."""
+    edited = lazy.view.edited(ctx.messages) if lazy.view is not None else None
     if edited is None:
         return call.args, call.kwargs
     return call.with_input(*edited)
@@ -138,10 +141,10 @@ class HookedModel(wrapt.ObjectProxy):  # type: ignore[misc]
 
 
 async def _hooked_response(model: Any, call: _Call) -> Any:
-    ctx, conversation = _context(model, call, stream=False)
+    ctx, lazy = _context(model, call, stream=False)
 
     async def send(c: LLMCallHookContext) -> Any:
-        request_args, request_kwargs = _request(conversation, call, c)
+        request_args, request_kwargs = _request(lazy, call, c)
         return await model.get_response(*request_args, **request_kwargs)
 
     try:
@@ -207,10 +210,10 @@ async def _hooked_stream(model: Any, call: _Call) -> AsyncIterator[Any]:
 
 
 async def _stream_events(model: Any, call: _Call) -> AsyncIterator[Any]:
-    ctx, conversation = _context(model, call, stream=True)
+    ctx, lazy = _context(model, call, stream=True)
 
     def open_stream(c: LLMCallHookContext) -> Any:
-        request_args, request_kwargs = _request(conversation, call, c)
+        request_args, request_kwargs = _request(lazy, call, c)
         return model.stream_response(*request_args, **request_kwargs)
 
     if has_hooks(WRAP):

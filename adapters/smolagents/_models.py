@@ -31,7 +31,7 @@ from typing import Any
 import wrapt
 
 from hookport.calls import MODEL_LAYER, ResponseShape, model_call, model_hooks_active, outer_layer_dispatched_model
-from hookport.contexts import LLMCallHookContext
+from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
 from hookport.dispatch import dispatch
 from hookport.points import InterceptionPoint
 from hookport.reentry import is_suppressed
@@ -143,13 +143,27 @@ def _silent() -> bool:
 
 
 def _context(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, LLMCallHookContext]:
+    """The request's context; its `Conversation` (the dicts hooks see) is made when a hook reads them."""
     from hookport.adapters.smolagents._messages import Conversation
     from hookport.adapters.smolagents._runs import agent_fields
 
     native = kwargs["messages"] if "messages" in kwargs else (args[0] if args else [])
-    conversation = Conversation(list(native))
-    ctx = LLMCallHookContext(conversation.dicts, llm=instance, framework=FRAMEWORK, **agent_fields())
-    return conversation, ctx
+    lazy = LazyView(lambda: Conversation(list(native)))
+    ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=instance, framework=FRAMEWORK, **agent_fields())
+    return _Outgoing(native, lazy), ctx
+
+
+class _Outgoing:
+    """What a request sends: its own messages unless hooks read and changed them."""
+
+    __slots__ = ("native", "lazy")
+
+    def __init__(self, native: Any, lazy: LazyView[Any]) -> None:
+        self.native = native
+        self.lazy = lazy
+
+    def messages_for(self, ctx: LLMCallHookContext) -> Any:
+        return self.native if self.lazy.view is None else self.lazy.view.messages_for(ctx.messages)
 
 
 def _with_messages(args: tuple[Any, ...], kwargs: dict[str, Any], messages: list[Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -169,7 +183,7 @@ def generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[st
     failures: list[BaseException] = []
 
     def send(c: LLMCallHookContext) -> Any:
-        call_args, call_kwargs = _with_messages(args, kwargs, conversation.messages_for(c.messages))
+        call_args, call_kwargs = _with_messages(args, kwargs, conversation.messages_for(c))
         try:
             return wrapped(*call_args, **call_kwargs)
         except BaseException as error:
@@ -200,7 +214,7 @@ def generate_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: 
 
         note_abort(error)
         raise
-    call_args, call_kwargs = _with_messages(args, kwargs, conversation.messages_for(ctx.messages))
+    call_args, call_kwargs = _with_messages(args, kwargs, conversation.messages_for(ctx))
     return _observed(wrapped(*call_args, **call_kwargs), ctx, _shape(kwargs))
 
 
