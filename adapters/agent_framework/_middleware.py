@@ -101,7 +101,8 @@ class HookportChatMiddleware(ChatMiddleware):
             await call_next()
             return
         originals = context.messages
-        view = LazyView(lambda: MessageView(originals))
+        sent = list(originals)  # as sent, should a hook first read them after the call
+        view = LazyView(lambda: MessageView(sent))
         ctx = LazyMessagesContext(view.build, keep_copy=False, llm=context.client, agent=run.agent if run else None,
                                   agent_role=run.name if run else None, framework=FRAMEWORK,
                                   iterations=run.iteration if run else 0)

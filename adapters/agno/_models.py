@@ -85,11 +85,12 @@ STREAM_SHAPE = _StreamShape()
 class _Call:
     """One request: its conversation, context, and which exceptions came from the model itself."""
 
-    __slots__ = ("kwargs", "conversation", "ctx", "native")
+    __slots__ = ("kwargs", "sent", "conversation", "ctx", "native")
 
     def __init__(self, instance: Any, kwargs: dict[str, Any], streamed: bool) -> None:
         run = current_run.get()
         self.kwargs = kwargs
+        self.sent = list(kwargs.get("messages") or [])  # as sent: Agno appends the answer to its own list
         self.conversation: Conversation | None = None  # made when a hook first reads the messages
         fields = run.fields() if run is not None else {}
         self.ctx = LazyMessagesContext(self._build, keep_copy=False, llm=instance, framework=FRAMEWORK,
@@ -97,14 +98,15 @@ class _Call:
         self.native: BaseException | None = None
 
     def _build(self) -> list[dict[str, Any]]:
-        self.conversation = Conversation(self.kwargs.get("messages") or [])
+        self.conversation = Conversation(self.sent)
         return self.conversation.dicts
 
     def request(self, ctx: LLMCallHookContext) -> dict[str, Any]:
         """The keyword arguments of the real request, with the hooks' messages (its own when unread)."""
         if self.conversation is None:
             return self.kwargs
-        return {**self.kwargs, "messages": self.conversation.rebuilt(ctx.messages)}
+        messages = self.conversation.rebuilt(ctx.messages)
+        return self.kwargs if messages is self.sent else {**self.kwargs, "messages": messages}
 
     def failed(self, error: BaseException) -> BaseException:
         """What leaves the call site for `error`: the model's own errors as they are."""

@@ -82,7 +82,8 @@ def _tool_names(tools: Any) -> list[Any]:
 def _context(client: Any, messages: Any, kwargs: Kwargs, state: TurnState | None,
              stream: bool) -> tuple[LazyMessagesContext, LazyView[Conversation]]:
     """The request's context; its `Conversation` (the dicts hooks see) is made when a hook reads them."""
-    lazy = LazyView(lambda: Conversation(messages))
+    sent = list(messages)  # as sent, should a hook first read them after the call
+    lazy = LazyView(lambda: Conversation(sent))
     iterations = 0
     if state is not None:
         iterations = state.model_calls

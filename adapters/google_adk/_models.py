@@ -31,7 +31,7 @@ from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.google_adk._messages import MessageView, content_text
 from hookport.adapters.google_adk._state import FRAMEWORK, agent_fields
 from hookport.calls import ResponseShape, amodel_call, model_call, model_hooks_active
-from hookport.contexts import LLMCallHookContext
+from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
 from hookport.points import ExtensionPoint
 
 Responses = list[LlmResponse]
@@ -109,15 +109,19 @@ async def _hooked(wrapped: Any, responses: Any, invocation_context: Any, llm_req
                   rest: tuple[Any, ...], kw: dict[str, Any]) -> AsyncIterator[LlmResponse]:
     model = _model_of(responses, invocation_context)
     config = llm_request.config
-    view = MessageView(list(llm_request.contents or []), config.system_instruction if config else None)
+    contents, system = list(llm_request.contents or []), config.system_instruction if config else None  # as sent
+    lazy = LazyView(lambda: MessageView(contents, system))
     agent = invocation_context.agent
-    ctx = LLMCallHookContext(view.messages, llm=model, framework=FRAMEWORK, **agent_fields(agent))
+    ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=model, framework=FRAMEWORK, **agent_fields(agent))
     unused = [responses]  # ADK's own generator serves the first attempt
     stream = invocation_context.run_config.streaming_mode == StreamingMode.SSE
 
-    async def send(_: LLMCallHookContext) -> Responses:
-        if view.changed():
-            _apply(view, llm_request)
+    async def send(c: LLMCallHookContext) -> Responses:
+        view = lazy.view  # None: no hook read the messages, the request goes out as it came
+        if view is not None:
+            view.messages = c.messages  # the hooks' list, edited in place or replaced
+            if view.changed():
+                _apply(view, llm_request)
         source = unused.pop() if unused else model.generate_content_async(llm_request, stream=stream)
         async with aclosing(wrapped(source, invocation_context, llm_request, *rest, **kw)) as answers:
             return [answer async for answer in answers]

@@ -54,7 +54,8 @@ def model_request(position: int) -> Any:
                 return await wrapped(*args, **kwargs)
         in_kwargs = position >= len(args)
         messages = kwargs["current_llm_input"] if in_kwargs else args[position]
-        lazy = LazyView(lambda: Conversation(messages, getattr(instance, "llm", None)))  # made if a hook reads it
+        sent = list(messages)  # as sent, should a hook first read them after the call
+        lazy = LazyView(lambda: Conversation(sent, getattr(instance, "llm", None)))
         ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=getattr(instance, "llm", None), framework=FRAMEWORK,
                                   metadata={"stream": "streaming" in wrapped.__name__},
                                   **agent_fields(instance))

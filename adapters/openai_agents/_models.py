@@ -77,7 +77,9 @@ class _Call:
 
 def _context(model: Any, call: _Call, stream: bool) -> tuple[LazyMessagesContext, LazyView[Conversation]]:
     """The request's context; its `Conversation` (the dicts hooks see) is made when a hook reads them."""
-    lazy = LazyView(lambda: Conversation(call.get(0), call.get(1) or []))
+    items = call.get(1) or []
+    sent = items if isinstance(items, str) else list(items)  # as sent, should a hook first read them after the call
+    lazy = LazyView(lambda: Conversation(call.get(0), sent))
     scope = current_scope()
     agent = scope.step_agent if scope is not None else None
     iterations = 0

@@ -17,15 +17,17 @@ Native or patched, and why. Pydantic AI has its own hook system, capabilities
 (``pydantic_ai.capabilities.AbstractCapability``), with the same method set from
 1.107 to 2.68. It can express proceed, mutate, replace and abort for runs, model
 requests and tool executions, so those points join it. Every agent built while
-the adapter is installed gets one `HookportCapability` next to the capabilities
-Pydantic AI injects itself (``pydantic_ai.agent._inject_auto_capabilities``,
-called by ``Agent.__init__`` and ``Agent.override``); an agent built before
-``install()`` gets one per run through ``Agent.iter(capabilities=...)`` (every
-entry point goes through ``iter``). Per agent, because Pydantic AI resolves a
-run's extra capabilities on every run (an empty one costs ~25% of a short run,
-one held by the agent a few percent). A run that starts with no hook registered
-for these points gets an idle capability from ``for_run`` (no cost). After
-``uninstall()`` the agents that hold one let everything through.
+the adapter is installed and a hook is registered for those points gets one
+`HookportCapability` next to the capabilities Pydantic AI injects itself
+(``pydantic_ai.agent._inject_auto_capabilities``, called by ``Agent.__init__``
+and ``Agent.override``); any other agent gets one per run through
+``Agent.iter(capabilities=...)`` (every entry point goes through ``iter``) while
+such a hook is registered. Per agent where possible, because Pydantic AI
+resolves a run's extra capabilities on every run (an empty one costs ~25% of a
+short run, one held by the agent a few percent); not on agents built with no
+hook registered, because even an idle capability costs each of their runs about
+10%. A run that starts with no hook registered gets an idle capability from
+``for_run``. After ``uninstall()`` the agents that hold one let everything through.
 The model points go one level deeper than ``wrap_model_request`` itself: that
 hook may call its handler only once (2.x), and a wrap hook's retry must re-issue
 the real request, so it swaps in a ``WrapperModel`` around the serving model
@@ -67,10 +69,11 @@ _STEPS = (P.PRE_STEP, P.POST_STEP)
 
 
 def _inject(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``_inject_auto_capabilities(capabilities)`` (``Agent.__init__``, ``Agent.override``): ours joins them."""
+    """``_inject_auto_capabilities(capabilities)`` (``Agent.__init__``, ``Agent.override``): ours joins
+    them when a hook is registered for its points (with none, even an idle capability costs a run ~10%)."""
     result = wrapped(*args, **kwargs)
     capabilities = args[0] if args else kwargs.get("capabilities")
-    if ACTIVE.on and isinstance(capabilities, list):
+    if ACTIVE.on and isinstance(capabilities, list) and native_hooks_registered():
         from hookport.adapters.pydantic_ai._capability import HookportCapability, holds
 
         if not holds(capabilities):
@@ -79,7 +82,8 @@ def _inject(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str
 
 
 def _add_capability(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``Agent.iter(...)`` of an agent built before install: hookport's capability for this run,
+    """``Agent.iter(...)`` of an agent that holds none (built before install, or before any hook
+    was registered): hookport's capability for this run,
     when a hook is registered for one of its points (a run's extra capability is not free)."""
     if ACTIVE.on and native_hooks_registered():
         from hookport.adapters.pydantic_ai._capability import HookportCapability, holds

@@ -1,9 +1,10 @@
 """`HookportCapability`: hookport joined to Pydantic AI's own capability hooks.
 
-Every agent built while the adapter is installed holds one (it joins the capabilities
-Pydantic AI injects itself, ``_inject_auto_capabilities``); a run of an agent built
-before gets one through ``Agent.iter(capabilities=[...])`` (``run``, ``run_sync`` and
-``run_stream`` all go through ``iter``). The agent's own capabilities keep working as
+Every agent built while the adapter is installed and a hook is registered for its
+points holds one (it joins the capabilities Pydantic AI injects itself,
+``_inject_auto_capabilities``); a run of any other agent gets one through
+``Agent.iter(capabilities=[...])`` while such a hook is registered (``run``,
+``run_sync`` and ``run_stream`` all go through ``iter``). The agent's own capabilities keep working as
 before. It keeps no state: one instance serves every run of its agent, concurrent ones
 too, and once the adapter is uninstalled it lets everything through.
 

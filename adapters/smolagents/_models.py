@@ -148,7 +148,8 @@ def _context(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tu
     from hookport.adapters.smolagents._runs import agent_fields
 
     native = kwargs["messages"] if "messages" in kwargs else (args[0] if args else [])
-    lazy = LazyView(lambda: Conversation(list(native)))
+    sent = list(native)  # as sent, should a hook first read them after the call
+    lazy = LazyView(lambda: Conversation(sent))
     ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=instance, framework=FRAMEWORK, **agent_fields())
     return _Outgoing(native, lazy), ctx
 

@@ -61,6 +61,11 @@ class MessageView:
         self._origins[id(message)] = (_copy(message), role, blocks)
         self.messages.append(message)
 
+    @property
+    def dicts(self) -> list[Message]:
+        """The dicts as made (`LazyView` hands hooks a copy of this list)."""
+        return self.messages
+
     def changed(self) -> bool:
         """True when a hook edited, added, removed or reordered a message."""
         if len(self.messages) != len(self._origins):

@@ -27,7 +27,7 @@ from hookport.adapters.strands._events import drained, event_class
 from hookport.adapters.strands._messages import MessageView, blocks_text, message_with_text
 from hookport.adapters.strands._state import FRAMEWORK, agent_fields, agent_of
 from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active, tool_hooks_active
-from hookport.contexts import LLMCallHookContext
+from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
 from hookport.points import ExtensionPoint
 
 _NO_USAGE = {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0}
@@ -101,20 +101,21 @@ async def _request(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) 
     bound = dict(zip(_PARAMETERS, args))
     rest = {k: v for k, v in kwargs.items() if k not in _PARAMETERS}
     bound.update({k: v for k, v in kwargs.items() if k in _PARAMETERS})
-    view = MessageView(list(bound.get("messages") or ()), bound.get("system_prompt"))
+    sent = list(bound.get("messages") or ())  # as sent: Strands appends the answer to its own list
+    lazy = LazyView(lambda: MessageView(sent, bound.get("system_prompt")))
     model = bound.get("model")
-    ctx = LLMCallHookContext(view.messages, llm=model, framework=FRAMEWORK,
-                             **agent_fields(agent_of(kwargs.get("invocation_state"))))
+    ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=model, framework=FRAMEWORK,
+                              **agent_fields(agent_of(kwargs.get("invocation_state"))))
 
     async def send(c: LLMCallHookContext) -> ModelAnswer:
         call = dict(bound)
         options = dict(rest)
-        if c.messages is not view.messages or view.changed():
-            edited = view if c.messages is view.messages else MessageView([], None)
-            if edited is not view:
-                edited.messages = c.messages
-            call["messages"] = edited.to_strands()
-            system = edited.system_prompt()
+        view = lazy.view  # None: no hook read the messages, the request goes out as it came
+        if view is not None:
+            view.messages = c.messages  # the hooks' list, edited in place or replaced
+        if view is not None and view.changed():
+            call["messages"] = view.to_strands()
+            system = view.system_prompt()
             if system != bound.get("system_prompt"):
                 call["system_prompt"] = system
                 if "system_prompt_content" in options:

@@ -53,14 +53,17 @@ def _agent(native: bool) -> Agent[None, str]:
 
 
 def make_run() -> Callable[[], Any]:
-    """Agents are built at start-up, after ``install()``: one agent per state of the adapter
-    (so ``unpatched`` runs an agent that never saw hookport)."""
+    """Agents are built at start-up, after ``install()`` and after the hooks are registered, as the
+    docs advise: one agent per state (so ``unpatched`` runs an agent that never saw hookport, and
+    ``installed`` one built with no hook registered)."""
     from hookport import adapters
+    from hookport.registry import has_hooks
+    from hookport.points import InterceptionPoint
 
-    agents: dict[tuple[bool, bool], Agent[None, str]] = {}
+    agents: dict[tuple[bool, bool, bool], Agent[None, str]] = {}
 
     def run() -> Any:
-        key = ("pydantic-ai" in adapters.installed(), bool(NATIVE))
+        key = ("pydantic-ai" in adapters.installed(), bool(NATIVE), has_hooks(InterceptionPoint.PRE_MODEL_CALL))
         agent = agents.get(key)
         if agent is None:
             agent = agents[key] = _agent(native=key[1])

@@ -92,3 +92,24 @@ def test_an_agent_built_before_install_is_hooked_and_uninstall_leaves_nothing() 
     finally:
         if was_installed:
             adapters.install("pydantic-ai")
+
+
+def _capability_names(agent: Any) -> list[str]:
+    names: list[str] = []
+    agent._root_capability.apply(lambda c: names.append(type(c).__name__))  # noqa: SLF001
+    return names
+
+
+def test_an_agent_built_with_no_hook_holds_no_capability_and_is_hooked_once_hooks_exist(
+        pydantic_ai_adapter: Any) -> None:
+    """An idle capability costs every run; an agent built before any hook holds none,
+    and a hook registered later still fires (per run, through ``Agent.iter``)."""
+    record = _Record([Turn.call("add_numbers", a=2, b=3), Turn.final("done")])
+    idle_agent = make_agent(record, "idle")
+    assert "HookportCapability" not in _capability_names(idle_agent)
+    fired: list[str] = []
+    register_hook(P.PRE_TOOL_CALL, lambda ctx: fired.append(ctx.tool_name))
+    idle_agent.run_sync("go")
+    assert fired == ["add_numbers"]
+    hooked_agent = make_agent(_Record([Turn.final("done")]), "hooked")  # built with a hook registered
+    assert "HookportCapability" in _capability_names(hooked_agent)
