@@ -188,13 +188,13 @@ class LazyMessagesContext(LLMCallHookContext):
         return self._build is None and _MESSAGES.__get__(self, LLMCallHookContext) != self._as_built
 
 
-class MessageView(Protocol):
+class DictsView(Protocol):
     """What an adapter's view of a request holds: the dicts hooks see (and its own way back)."""
 
     dicts: list[dict[str, Any]]
 
 
-V = TypeVar("V", bound=MessageView)
+V = TypeVar("V", bound=DictsView)
 
 
 class LazyView(Generic[V]):
