@@ -29,7 +29,7 @@ from time import perf_counter
 from typing import Any
 
 from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active, tool_hooks_active
-from hookport.contexts import LazyMessagesContext, LLMCallHookContext
+from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
 from hookport.dispatch import adispatch, dispatch
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.reentry import is_suppressed
@@ -83,29 +83,25 @@ STREAM_SHAPE = _StreamShape()
 
 
 class _Call:
-    """One request: its conversation, context, and which exceptions came from the model itself."""
+    """One request: its messages as sent, their lazy view, the context, and which exceptions came from the model itself."""
 
-    __slots__ = ("kwargs", "sent", "conversation", "ctx", "native")
+    __slots__ = ("kwargs", "sent", "lazy", "ctx", "native")
 
     def __init__(self, instance: Any, kwargs: dict[str, Any], streamed: bool) -> None:
         run = current_run.get()
         self.kwargs = kwargs
         self.sent = list(kwargs.get("messages") or [])  # as sent: Agno appends the answer to its own list
-        self.conversation: Conversation | None = None  # made when a hook first reads the messages
+        self.lazy = LazyView(lambda: Conversation(self.sent))  # made when a hook first reads the messages
         fields = run.fields() if run is not None else {}
-        self.ctx = LazyMessagesContext(self._build, keep_copy=False, llm=instance, framework=FRAMEWORK,
+        self.ctx = LazyMessagesContext(self.lazy.build, keep_copy=False, llm=instance, framework=FRAMEWORK,
                                        metadata={"model": instance, "stream": streamed}, **fields)
         self.native: BaseException | None = None
 
-    def _build(self) -> list[dict[str, Any]]:
-        self.conversation = Conversation(self.sent)
-        return self.conversation.dicts
-
     def request(self, ctx: LLMCallHookContext) -> dict[str, Any]:
         """The keyword arguments of the real request, with the hooks' messages (its own when unread)."""
-        if self.conversation is None:
+        if self.lazy.view is None:
             return self.kwargs
-        messages = self.conversation.rebuilt(ctx.messages)
+        messages = self.lazy.view.rebuilt(ctx.messages)
         return self.kwargs if messages is self.sent else {**self.kwargs, "messages": messages}
 
     def failed(self, error: BaseException) -> BaseException:

@@ -24,7 +24,7 @@ then shows the answer at once instead of token by token.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from time import perf_counter
 from typing import Any
 
@@ -142,8 +142,10 @@ def _silent() -> bool:
     return is_suppressed() or outer_layer_dispatched_model()
 
 
-def _context(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, LLMCallHookContext]:
-    """The request's context; its `Conversation` (the dicts hooks see) is made when a hook reads them."""
+def _context(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+             ) -> tuple[Callable[[LLMCallHookContext], Any], LLMCallHookContext]:
+    """The request's context, and what the request sends for it: its own messages unless hooks
+    read and changed them (the `Conversation` hooks see is made when one reads them)."""
     from hookport.adapters.smolagents._messages import Conversation
     from hookport.adapters.smolagents._runs import agent_fields
 
@@ -151,20 +153,11 @@ def _context(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tu
     sent = list(native)  # as sent, should a hook first read them after the call
     lazy = LazyView(lambda: Conversation(sent))
     ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=instance, framework=FRAMEWORK, **agent_fields())
-    return _Outgoing(native, lazy), ctx
 
+    def outgoing(c: LLMCallHookContext) -> Any:
+        return native if lazy.view is None else lazy.view.messages_for(c.messages)
 
-class _Outgoing:
-    """What a request sends: its own messages unless hooks read and changed them."""
-
-    __slots__ = ("native", "lazy")
-
-    def __init__(self, native: Any, lazy: LazyView[Any]) -> None:
-        self.native = native
-        self.lazy = lazy
-
-    def messages_for(self, ctx: LLMCallHookContext) -> Any:
-        return self.native if self.lazy.view is None else self.lazy.view.messages_for(ctx.messages)
+    return outgoing, ctx
 
 
 def _with_messages(args: tuple[Any, ...], kwargs: dict[str, Any], messages: list[Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -180,11 +173,11 @@ def generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[st
     if not model_hooks_active():
         with MODEL_LAYER.hold():
             return wrapped(*args, **kwargs)
-    conversation, ctx = _context(instance, args, kwargs)
+    outgoing, ctx = _context(instance, args, kwargs)
     failures: list[BaseException] = []
 
     def send(c: LLMCallHookContext) -> Any:
-        call_args, call_kwargs = _with_messages(args, kwargs, conversation.messages_for(c))
+        call_args, call_kwargs = _with_messages(args, kwargs, outgoing(c))
         try:
             return wrapped(*call_args, **call_kwargs)
         except BaseException as error:
@@ -207,7 +200,7 @@ def generate_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: 
         return wrapped(*args, **kwargs)
     if not model_hooks_active():
         return _held(wrapped(*args, **kwargs))
-    conversation, ctx = _context(instance, args, kwargs)
+    outgoing, ctx = _context(instance, args, kwargs)
     try:
         dispatch(P.PRE_MODEL_CALL, ctx)
     except BaseException as error:
@@ -215,7 +208,7 @@ def generate_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: 
 
         note_abort(error)
         raise
-    call_args, call_kwargs = _with_messages(args, kwargs, conversation.messages_for(ctx))
+    call_args, call_kwargs = _with_messages(args, kwargs, outgoing(ctx))
     return _observed(wrapped(*call_args, **call_kwargs), ctx, _shape(kwargs))
 
 
