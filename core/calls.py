@@ -7,10 +7,13 @@ its answer (a `ResponseShape`):
 
     result = model_call(ctx, lambda c: send(to_native(c.messages)), shape)
 
-Layers: while a model call is in flight `MODEL_LAYER` is held, and while a
-tool runs `TOOL_LAYER` is held with its name; an SDK adapter underneath a
-framework adapter asks `outer_layer_dispatched_*()` and stays silent, so any
-combination of adapters gives one PRE and one POST per logical call.
+Layers: while a model call is in flight `MODEL_LAYER` is held; an SDK adapter
+underneath a framework adapter asks `outer_layer_dispatched_model()` and stays
+silent. A tool call that PRE_TOOL_CALL let through opens a `hookport.decisions`
+mark for that one call (not for its tool's name): the tool's own body and any SDK
+beneath ask `decided_outside(name, layer)` and stay silent for exactly that call,
+so any combination of adapters gives one PRE and one POST per logical call, and a
+nested call of a same-named tool is dispatched as the new call it is.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any, Generic, TypeVar
 
 from hookport.boundary import ReentrancyGuard
 from hookport.contexts import LLMCallHookContext, ToolCallHookContext
+from hookport.decisions import decided, decided_outside, in_decided_call
 from hookport.dispatch import adispatch, dispatch
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
@@ -34,7 +38,6 @@ _MODEL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_
 _TOOL_POINTS = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
 
 MODEL_LAYER = ReentrancyGuard("model_call")
-TOOL_LAYER = ReentrancyGuard("tool_call")
 
 
 def model_hooks_active() -> bool:
@@ -52,9 +55,13 @@ def outer_layer_dispatched_model() -> bool:
     return MODEL_LAYER.any_held()
 
 
-def outer_layer_dispatched_tool(name: str | None = None) -> bool:
-    """True inside a tool call an outer adapter already dispatched (`name`: that tool's)."""
-    return TOOL_LAYER.any_held() if name is None else TOOL_LAYER.held(name)
+def outer_layer_dispatched_tool(name: str | None = None, layer: str | None = None,
+                                args: dict[str, Any] | None = None) -> bool:
+    """True inside a tool call an outer layer already decided: this very call when `name` and
+    `layer` are given (which `layer` then claims, see `hookport.decisions`), any call without."""
+    if name is None or layer is None:
+        return in_decided_call()
+    return decided_outside(name, layer, args)
 
 
 class ResponseShape(Generic[R]):
@@ -165,9 +172,13 @@ def _after_model(ctx: LLMCallHookContext, result: R, shape: ResponseShape[R]) ->
 # -- tool calls --------------------------------------------------------------------------
 
 
-def tool_call(ctx: ToolCallHookContext, run: Callable[[ToolCallHookContext], R], shape: ToolShape[R]) -> R:
+def tool_call(ctx: ToolCallHookContext, run: Callable[[ToolCallHookContext], R], shape: ToolShape[R],
+              layer: str | None = None) -> R:
     """PRE_TOOL_CALL (a refusal is answered by `shape.refuse` and the tool never runs),
-    the wrap hooks around `run(ctx)`, POST_TOOL_CALL (also after a refusal)."""
+    the wrap hooks around `run(ctx)`, POST_TOOL_CALL (also after a refusal).
+
+    `layer` names the layer deciding the call (default: the context's framework, a call
+    site; a tool body passes `hookport.decisions.body_layer(framework)`)."""
     if hooks_off.get()[0]:
         return run(ctx)
     ctx.wrappable = True
@@ -178,7 +189,7 @@ def tool_call(ctx: ToolCallHookContext, run: Callable[[ToolCallHookContext], R],
         dispatch(P.POST_TOOL_CALL, ctx)
         return shape.refuse(ctx, refusal)
     started = perf_counter()
-    with TOOL_LAYER.hold(ctx.tool_name):
+    with decided(ctx.tool_name, layer or ctx.framework or "app", ctx.tool_input):
         if has_hooks(ExtensionPoint.WRAP_TOOL_CALL):
             result = shape.coerce(run_wrapped(ExtensionPoint.WRAP_TOOL_CALL, ctx, _ran_tool(run, shape)), ctx)
         else:
@@ -189,7 +200,8 @@ def tool_call(ctx: ToolCallHookContext, run: Callable[[ToolCallHookContext], R],
 
 
 async def atool_call(
-    ctx: ToolCallHookContext, run: Callable[[ToolCallHookContext], Awaitable[R]], shape: ToolShape[R]
+    ctx: ToolCallHookContext, run: Callable[[ToolCallHookContext], Awaitable[R]], shape: ToolShape[R],
+    layer: str | None = None,
 ) -> R:
     """`tool_call` for async call sites."""
     if hooks_off.get()[0]:
@@ -202,7 +214,7 @@ async def atool_call(
         await adispatch(P.POST_TOOL_CALL, ctx)
         return shape.refuse(ctx, refusal)
     started = perf_counter()
-    with TOOL_LAYER.hold(ctx.tool_name):
+    with decided(ctx.tool_name, layer or ctx.framework or "app", ctx.tool_input):
         if has_hooks(ExtensionPoint.WRAP_TOOL_CALL):
             result = shape.coerce(await arun_wrapped(ExtensionPoint.WRAP_TOOL_CALL, ctx, _aran_tool(run, shape)), ctx)
         else:

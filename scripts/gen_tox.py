@@ -198,9 +198,9 @@ class FrameworkEnv:
         exact = " ".join(p for p in self.pins if "==" in p)
         what = f"{self.distribution} {self.version}" + (" on wrapt 1.x" if self.wrapt1 else "")
         what += f" on Python {self.python}" if self.python else ""
-        own_tests = f"tests/adapters/{test_folder(self.framework)}"
+        own_tests = [f"tests/{kind}/{test_folder(self.framework)}" for kind in ("adapters", "adversarial")]
         suites = " ".join(
-            ["tests/conformance", *([own_tests] if (ROOT / own_tests).is_dir() else []), *SHARED_SUITES, DOCTOR_TESTS]
+            ["tests/conformance", *(t for t in own_tests if (ROOT / t).is_dir()), *SHARED_SUITES, DOCTOR_TESTS]
         )
         return "\n".join(
             [

@@ -40,6 +40,8 @@ GROUPS: dict[str, str] = {
     "filters": "filters",
     "engine": "engine semantics",
     "lifecycle": "install lifecycle",
+    "defence": "deny guarantee",
+    "adversarial": "bypass attempts",
     "doctor": "doctor",
     "adapter": "framework-specific",
 }
@@ -166,6 +168,8 @@ def classify(classname: str, name: str, framework: str | None) -> tuple[str, str
         return found.group("group"), f"{found.group('group')}__{found.group('scenario')}{suffix}"
     if classname.startswith(("tests.cli.test_doctor", "tests.core.test_doctor")):
         return "doctor", name.removeprefix("test_")
+    if classname.startswith("tests.adversarial."):
+        return "adversarial", f"{classname.rsplit('.', 1)[-1]}::{name}"
     if classname.startswith("tests.adapters."):
         return "adapter", f"{classname.rsplit('.', 1)[-1]}::{name}"
     return "other", f"{classname}::{name}"

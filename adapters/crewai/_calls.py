@@ -34,7 +34,8 @@ import wrapt
 from hookport.adapters.crewai import _aborts
 from hookport.adapters.crewai._chain import arun_chain, refusal_of, run_chain
 from hookport.adapters.crewai._contexts import agent_of_executor, model_context, tool_context_from_native
-from hookport.calls import MODEL_LAYER, TOOL_LAYER, model_hooks_active
+from hookport.calls import MODEL_LAYER, model_hooks_active
+from hookport.decisions import decided
 from hookport.contexts import LLMCallHookContext, ToolCallHookContext
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
@@ -435,7 +436,7 @@ def tool_run(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dic
     if call is None:
         return wrapped(*args, **kwargs)
     try:
-        with TOOL_LAYER.hold(call.ctx.tool_name):
+        with decided(call.ctx.tool_name, "crewai", call.ctx.tool_input):
             return run_wrapped(W.WRAP_TOOL_CALL, call.ctx, lambda c: wrapped(*args, **kwargs))
     except HookAborted as error:
         raise _aborts.record(error) from None
@@ -451,7 +452,7 @@ def atool_run(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: di
 
 async def _atool_run(call: _ToolCall, wrapped: Wrapped, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     try:
-        with TOOL_LAYER.hold(call.ctx.tool_name):
+        with decided(call.ctx.tool_name, "crewai", call.ctx.tool_input):
             return await arun_wrapped(W.WRAP_TOOL_CALL, call.ctx, lambda c: wrapped(*args, **kwargs))
     except HookAborted as error:
         raise _aborts.record(error) from None

@@ -28,7 +28,7 @@ from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
 
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
-from hookport.adapters.dspy._state import agent_fields, check_latch, record
+from hookport.adapters.dspy._state import FRAMEWORK, agent_fields, check_latch, record
 
 Args = tuple[Any, ...]
 Kwargs = dict[str, Any]
@@ -79,7 +79,7 @@ def _is_react_finish(tool: Any) -> bool:
 
 def _unhooked(instance: Any, args: Args) -> bool:
     return (bool(args) or not tool_hooks_active() or _is_react_finish(instance)
-            or outer_layer_dispatched_tool(getattr(instance, "name", None)))
+            or outer_layer_dispatched_tool(getattr(instance, "name", None), FRAMEWORK))
 
 
 def _context(instance: Any, kwargs: Kwargs) -> ToolCallHookContext:

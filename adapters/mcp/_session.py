@@ -119,7 +119,7 @@ def call_tool(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Args,
     if not tool_hooks_active():
         return wrapped(*args, **kwargs)
     name = args[0] if args else kwargs.get("name")
-    if outer_layer_dispatched_tool(name):
+    if outer_layer_dispatched_tool(name, FRAMEWORK):
         return wrapped(*args, **kwargs)
     return _hooked_call(wrapped, instance, args, kwargs)
 

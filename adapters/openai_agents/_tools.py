@@ -127,6 +127,6 @@ def invoke_function_tool(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs
     if args or not tool_hooks_active():
         return wrapped(*args, **kwargs)
     name = getattr(kwargs.get("function_tool"), "name", None)
-    if outer_layer_dispatched_tool(name):
+    if outer_layer_dispatched_tool(name, FRAMEWORK):
         return wrapped(*args, **kwargs)
     return _hooked(wrapped, kwargs)

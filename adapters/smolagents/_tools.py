@@ -59,7 +59,7 @@ def tool_input(tool: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict
 
 def tool_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     name = getattr(instance, "name", None) or type(instance).__name__
-    if name == FINAL_ANSWER or not tool_hooks_active() or outer_layer_dispatched_tool(name):
+    if name == FINAL_ANSWER or not tool_hooks_active() or outer_layer_dispatched_tool(name, FRAMEWORK):
         return wrapped(*args, **kwargs)
     sanitize = kwargs.pop("sanitize_inputs_outputs", False)
     arguments = tool_input(instance, args, kwargs)

@@ -141,6 +141,17 @@ class Harness(abc.ABC):
         appears in the `tool_runs` of the enclosing `run`. Not offered unless implemented."""
         raise NotImplementedError
 
+    def run_nested(self, outer_args: dict[str, Any], inner_args: dict[str, Any], *,
+                   agent: str = "alpha") -> RunResult:
+        """Run an agent whose ``purge_records`` tool is an outer tool: its body runs a second,
+        distinct ``purge_records`` tool object of this framework, through the framework's own
+        tool path (an agent used as a tool, a tool calling a tool), with `inner_args`. The
+        scripted model calls the outer tool once with `outer_args`, then answers.
+
+        The inner tool's real executions are recorded as ``("purge_records", args)``, the outer
+        body's as ``("outer:purge_records", args)``. Not offered unless a harness implements it."""
+        raise NotImplementedError
+
     def sdk_layers(self) -> dict[str, tuple[Entry, ...]]:
         """The SDK adapters (``"openai"``, ``"anthropic"``, ``"mcp"``) under this framework that
         `run_layered` can put in the path, with the entries each supports. Empty: not offered."""

@@ -1,0 +1,1 @@
+"""Bypass attempts on the google_adk adapter."""

@@ -1,0 +1,1 @@
+"""Bypass attempts on the openai_agents adapter."""

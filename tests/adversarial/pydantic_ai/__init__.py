@@ -1,0 +1,1 @@
+"""Bypass attempts on the pydantic_ai adapter."""
