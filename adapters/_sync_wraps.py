@@ -7,17 +7,24 @@ fail and a timer times nothing. Frameworks that make every model request and run
 every tool on an event loop (Google ADK, the OpenAI Agents SDK, PraisonAI's async
 client) therefore need a bridge:
 
-When the wrap chain of a point holds a plain hook (`sync_wraps`), the whole call
-sequence (the engine's sync `model_call` / `tool_call`: PRE, wrap hooks, POST)
-runs on a worker thread in a copy of the caller's context (`on_worker`), and its
-``call_next`` sends the real (async) call back to the caller's loop and waits for
-it. The loop keeps serving while the hook waits, and the call runs on the loop
-its client belongs to. Chains of ``async def`` wrap hooks (or none) stay on the
-loop (`amodel_call` / `atool_call`).
+When the wrap chain of a point holds a plain hook (`sync_wraps`), the hook side
+of the call sequence (the engine's sync `model_call` / `tool_call`: PRE, wrap
+hooks, POST) runs on a worker thread in a copy of the caller's context
+(`on_worker`). Its ``call_next`` hands the real (async) call back to the
+caller's own task, which awaits it there, so the call behaves as if no hook
+were in the way:
 
-The workers are hookport's own threads, not the loop's default executor: each
-waits for a call that may itself need that executor (frameworks run plain
-``def`` tools there), so taking them from it could deadlock.
+- cancelling the caller cancels the real call (never an orphaned task), and the
+  `CancelledError` keeps its message;
+- context variables the call sets stay set for the code after it;
+- the call runs in the context the hooks prepared (the worker's variables: the
+  tool-call decision, scoped hooks), set in the caller's task for the call;
+- any exception comes back as itself (a falsy one included).
+
+The loop keeps serving while a hook waits. The workers are hookport's own
+threads, not the loop's default executor: each waits for a call that may itself
+need that executor (frameworks run plain ``def`` tools there), so taking them
+from it could deadlock.
 """
 
 from __future__ import annotations
@@ -53,15 +60,113 @@ def sync_wraps(point: Point) -> bool:
 
 async def on_worker(sequence: Callable[[Any, Callable[[Any], R], Any], R], ctx: Any,
                     call: Callable[[Any], Awaitable[R]], shape: Any) -> R:
-    """``sequence(ctx, blocking_call, shape)`` on a worker thread; ``blocking_call(c)`` runs
-    ``call(c)`` on this loop and returns its result (or raises its error)."""
+    """``sequence(ctx, blocking_call, shape)`` on a worker thread; ``blocking_call(c)`` has this
+    task await ``call(c)`` and returns its result (or raises its error) in the worker."""
     loop = asyncio.get_running_loop()
+    requests: asyncio.Queue[_Request] = asyncio.Queue()
 
     def blocking_call(c: Any) -> R:
-        return asyncio.run_coroutine_threadsafe(_awaited(call(c)), loop).result()
+        request = _Request(c, contextvars.copy_context())
+        loop.call_soon_threadsafe(requests.put_nowait, request)
+        return request.outcome()  # type: ignore[no-any-return]
 
     context = contextvars.copy_context()
-    return await loop.run_in_executor(_workers(), context.run, sequence, ctx, blocking_call, shape)
+    worker = loop.run_in_executor(_workers(), context.run, sequence, ctx, blocking_call, shape)
+    try:
+        while True:
+            next_request = asyncio.ensure_future(requests.get())
+            try:
+                await asyncio.wait((worker, next_request), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                if not next_request.done():
+                    next_request.cancel()
+            if next_request.done() and not next_request.cancelled():
+                await _serve(next_request.result(), call)
+            elif worker.done():
+                return worker.result()
+    except asyncio.CancelledError as error:
+        _refuse_later(requests, worker, error)
+        raise
+
+
+class _Request:
+    """One real call the worker asks the caller's task to make, and its outcome."""
+
+    __slots__ = ("ctx", "context", "_done", "_result", "_error")
+
+    def __init__(self, ctx: Any, context: contextvars.Context) -> None:
+        self.ctx = ctx
+        self.context = context
+        self._done = threading.Event()
+        self._result: Any = None
+        self._error: BaseException | None = None
+
+    def settle(self, result: Any = None, error: BaseException | None = None) -> None:
+        self._result, self._error = result, error
+        self._done.set()
+
+    def outcome(self) -> Any:
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+
+async def _serve(request: _Request, call: Callable[[Any], Awaitable[Any]]) -> None:
+    """Await `call(request.ctx)` in this task, with the worker's context variables in force."""
+    restore = _enter(request.context)
+    try:
+        result = await call(request.ctx)
+    except BaseException as error:
+        request.settle(error=error)
+        if isinstance(error, asyncio.CancelledError):
+            raise
+        return
+    finally:
+        _leave(restore)
+    request.settle(result)
+
+
+def _enter(context: contextvars.Context) -> list[tuple[contextvars.ContextVar[Any], Any, contextvars.Token[Any]]]:
+    """Set, in this task, every variable whose value the worker's context changed."""
+    restore = []
+    for var, value in context.items():
+        try:
+            if var.get() is value:
+                continue
+        except LookupError:
+            pass
+        restore.append((var, value, var.set(value)))
+    return restore
+
+
+def _leave(restore: list[tuple[contextvars.ContextVar[Any], Any, contextvars.Token[Any]]]) -> None:
+    """Undo `_enter`, except where the call itself set a variable again (its change stays)."""
+    for var, value, token in reversed(restore):
+        try:
+            if var.get() is value:
+                var.reset(token)
+        except (LookupError, ValueError):
+            pass
+
+
+def _refuse_later(requests: asyncio.Queue[_Request], worker: asyncio.Future[Any],
+                  error: asyncio.CancelledError) -> None:
+    """After this task was cancelled: any real call the hooks still ask for is refused with the
+    same cancellation (nothing runs after a cancel), and the worker's outcome is collected."""
+
+    async def refuse() -> None:
+        while True:
+            (await requests.get()).settle(error=asyncio.CancelledError(*error.args))
+
+    refuser = asyncio.get_running_loop().create_task(refuse())
+
+    def finished(future: asyncio.Future[Any]) -> None:
+        refuser.cancel()
+        if not future.cancelled():
+            future.exception()  # collected: a hook's reaction to the cancel is not an unhandled error
+
+    worker.add_done_callback(finished)
 
 
 async def call_sequence(point: Point, sequence: Callable[..., R], asequence: Callable[..., Awaitable[R]], ctx: Any,

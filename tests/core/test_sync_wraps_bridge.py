@@ -1,0 +1,158 @@
+"""A plain ``def`` wrap hook on an async call site: the real call still behaves as if no hook were there.
+
+`hookport.adapters._sync_wraps` runs the hook side on a worker thread and the real call in the
+caller's own task; these tests drive it with the engine's `tool_call` exactly as the async
+adapters do (google-adk, openai-agents, llama-index, strands, praisonai, autogen, dspy).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import time
+from typing import Any
+
+import pytest
+
+from hookport import ExtensionPoint, InterceptionPoint, ToolCallHookContext, on, register_hook
+from hookport.adapters._sync_wraps import call_sequence
+from hookport.calls import ToolShape, atool_call, tool_call
+from hookport.decisions import body_layer, body_must_decide
+
+W = ExtensionPoint.WRAP_TOOL_CALL
+SHAPE: ToolShape[Any] = ToolShape()
+set_by_tool: contextvars.ContextVar[str] = contextvars.ContextVar("set_by_tool", default="unset")
+
+
+def passthrough(ctx: ToolCallHookContext, call_next: Any) -> Any:
+    return call_next(ctx)
+
+
+async def hooked(run: Any, name: str = "archive") -> Any:
+    ctx = ToolCallHookContext(name, {}, framework="bridge")
+    return await call_sequence(W, tool_call, atool_call, ctx, run, SHAPE)
+
+
+@pytest.fixture(params=["no wrap hook", "plain wrap hook"])
+def wrapped(request: pytest.FixtureRequest) -> bool:
+    """Each behaviour holds with no hook (the reference) and through the bridge."""
+    if request.param == "plain wrap hook":
+        register_hook(W, passthrough)
+    return request.param == "plain wrap hook"
+
+
+def test_cancelling_the_caller_cancels_the_real_call(wrapped: bool) -> None:
+    seen: list[str] = []
+
+    async def tool(ctx: ToolCallHookContext) -> str:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError as error:
+            seen.append(f"cancelled: {error.args}")
+            raise
+        return "finished"
+
+    async def main() -> None:
+        task = asyncio.ensure_future(hooked(tool))
+        await asyncio.sleep(0.2)
+        task.cancel("run stopped")
+        with pytest.raises(asyncio.CancelledError) as raised:
+            await task
+        assert raised.value.args == ("run stopped",)
+
+    asyncio.run(asyncio.wait_for(main(), 10))
+    assert seen == ["cancelled: ('run stopped',)"]
+
+
+def test_context_variables_the_call_sets_stay_set(wrapped: bool) -> None:
+    async def tool(ctx: ToolCallHookContext) -> str:
+        set_by_tool.set("by the tool")
+        return "ok"
+
+    async def main() -> str:
+        await hooked(tool)
+        return set_by_tool.get()
+
+    assert asyncio.run(main()) == "by the tool"
+
+
+class FalsyError(Exception):
+    def __bool__(self) -> bool:
+        return False
+
+
+def test_a_falsy_exception_comes_back_as_itself(wrapped: bool) -> None:
+    async def tool(ctx: ToolCallHookContext) -> str:
+        raise FalsyError("no")
+
+    with pytest.raises(FalsyError):
+        asyncio.run(hooked(tool))
+
+
+def test_a_cancelled_error_the_call_raises_propagates(wrapped: bool) -> None:
+    async def tool(ctx: ToolCallHookContext) -> str:
+        raise asyncio.CancelledError("sibling failed")
+
+    async def main() -> None:
+        with pytest.raises(asyncio.CancelledError) as raised:
+            await hooked(tool)
+        assert raised.value.args == ("sibling failed",)
+
+    asyncio.run(asyncio.wait_for(main(), 10))
+
+
+def test_the_tool_body_sees_the_call_sites_decision(wrapped: bool) -> None:
+    pres: list[str] = []
+    on(InterceptionPoint.PRE_TOOL_CALL)(lambda ctx: pres.append(ctx.tool_name))
+    answers: list[bool] = []
+
+    async def tool(ctx: ToolCallHookContext) -> str:
+        answers.append(body_must_decide("archive", body_layer("bridge")))
+        return "ok"
+
+    asyncio.run(hooked(tool))
+    assert answers == [False] and pres == ["archive"]
+
+
+def test_the_loop_keeps_serving_while_a_plain_hook_waits() -> None:
+    def slow(ctx: ToolCallHookContext, call_next: Any) -> Any:
+        time.sleep(0.3)
+        return call_next(ctx)
+
+    register_hook(W, slow)
+    ticks: list[float] = []
+
+    async def ticker() -> None:
+        for _ in range(5):
+            ticks.append(time.perf_counter())
+            await asyncio.sleep(0.02)
+
+    async def tool(ctx: ToolCallHookContext) -> str:
+        return "ok"
+
+    async def main() -> None:
+        await asyncio.gather(hooked(tool), ticker())
+
+    asyncio.run(main())
+    assert len(ticks) == 5 and ticks[-1] - ticks[0] < 0.3
+
+
+def test_a_hook_that_retries_calls_the_real_call_again_in_the_callers_task() -> None:
+    attempts: list[int] = []
+
+    def retry(ctx: ToolCallHookContext, call_next: Any) -> Any:
+        try:
+            return call_next(ctx)
+        except RuntimeError:
+            return call_next(ctx)
+
+    register_hook(W, retry)
+
+    async def flaky(ctx: ToolCallHookContext) -> str:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise RuntimeError("first attempt fails")
+        return "second attempt"
+
+    assert asyncio.run(hooked(flaky)) == "second attempt"
+    assert len(attempts) == 2
