@@ -61,6 +61,7 @@ from langgraph.graph.message import add_messages
 from langchain.tools.tool_node import ToolCallRequest  # langgraph.prebuilt has it too, but only after langchain 1.0
 from langgraph.runtime import Runtime
 
+from hookport.answers import text_of
 from hookport.boundary import current_execution
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint, Point
@@ -143,6 +144,25 @@ def _text(message: Any) -> str:
 
 def _last_ai(messages: Sequence[BaseMessage]) -> Optional[AIMessage]:
     return next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
+
+
+_ANSWER_ID = "hookport-answer"
+"""The id of the model's answer in an after_model state (the message a middleware edits or removes)."""
+
+
+def _answer_after(ctx: Any, updates: Any) -> Optional[str]:
+    """The answer once LangGraph's `add_messages` applied an after_model update to the state
+    (an edit by id, or `RemoveMessage` of the answer plus a new AI message): None if unchanged."""
+    if not updates:
+        return None
+    _, history = _to_langchain(ctx.messages)
+    earlier = {message.id for message in history}
+    merged = add_messages([*history, AIMessage(content=ctx.response or "", id=_ANSWER_ID)], updates)
+    last = merged[-1] if merged else None
+    if not isinstance(last, AIMessage) or last.id in earlier:
+        return None
+    text = _text(last)
+    return None if text == (ctx.response or "") else text
 
 
 # -- one middleware -> hooks ---------------------------------------------------------------------------
@@ -253,8 +273,6 @@ class _Middleware:
 
     def _turn_state(self, kind: type[BaseMessage], ctx: Any) -> dict[str, Any]:
         """A turn's state: its input (at the start) or its answer (at the end) as the one message."""
-        from hookport.answers import text_of
-
         return self.state.view([kind(content=text_of(ctx.payload) or "")])
 
     def _apply_to_request(self, ctx: Any, update: Optional[dict[str, Any]]) -> Optional[str]:
@@ -322,18 +340,16 @@ class _Middleware:
 
         def build(ctx: Any) -> dict[str, Any]:
             _, messages = _to_langchain(ctx.messages)
-            return self.state.view([*messages, AIMessage(content=ctx.response or "", id="hookport-answer")])
+            return self.state.view([*messages, AIMessage(content=ctx.response or "", id=_ANSWER_ID)])
 
         def apply(ctx: Any, update: Optional[dict[str, Any]]) -> Any:
             if not update:
                 return None
             self.state.merge(update)
-            ai = _last_ai(update.get("messages", []))
             if update.get("jump_to") == "end":
+                ai = _last_ai(update.get("messages", []))
                 self.state.run()[_END] = _text(ai) if ai is not None else (ctx.response or "")
-            if ai is not None and getattr(ai, "id", None) == "hookport-answer":
-                return _text(ai)
-            return None
+            return _answer_after(ctx, update.get("messages"))
 
         return _state_hook(self.mw, "after_model", apply, build)
 
@@ -440,7 +456,9 @@ class _Middleware:
             ctx.messages[:] = _to_openai(_system_of(request), request.messages)
 
         def respond(native: Any) -> ModelResponse:
-            ai = AIMessage(content=ctx.response or "")
+            # the adapter records the real answer's text as ctx.response inside the chain; where it
+            # did not, read it from the answer itself
+            ai = AIMessage(content=ctx.response if ctx.response is not None else (text_of(native) or ""))
             response = ModelResponse(result=[ai])
             natives[id(ai)] = natives[id(response)] = native
             return response

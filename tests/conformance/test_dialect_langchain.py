@@ -216,3 +216,59 @@ def test_middleware__user_async_middleware(harness: Harness, entry: str) -> None
     result.raise_error()
     assert MARKER in result.seen_by_model()
     assert result.output is not None and "async answer" in result.output
+
+
+def test_middleware__after_model_replaces_the_answer_with_remove_message(harness: Harness) -> None:
+    """LangChain's documented way to replace the last answer: remove it by id, add the new one."""
+    require(harness, "middleware__after_model_replaces_the_answer_with_remove_message")
+    from langchain_core.messages import AIMessage, RemoveMessage
+
+    @after_model
+    def redact(state: Any, runtime: Any) -> dict[str, Any]:
+        last = state["messages"][-1]
+        return {"messages": [RemoveMessage(id=last.id), AIMessage(content=str(last.content).replace(EMAIL, "[EMAIL]"))]}
+
+    script = [Turn.final(f"write to {EMAIL}")]
+    expected = reference([redact], script, "Who?")
+    assert expected["output"] == "write to [EMAIL]"
+    use_middleware(redact)
+    result = harness.run(script, prompt="Who?")
+    result.raise_error()
+    assert result.output is not None and "[EMAIL]" in result.output and EMAIL not in result.output
+
+
+def test_middleware__wrap_model_call_reads_the_handlers_answer(harness: Harness) -> None:
+    """A wrap_model_call that builds its own answer from the handler's: the handler's text is there."""
+    require(harness, "middleware__wrap_model_call_reads_the_handlers_answer")
+    from langchain_core.messages import AIMessage
+
+    @wrap_model_call
+    def checked(request: Any, handler: Any) -> Any:
+        response = handler(request)
+        return AIMessage(content=str(response.result[-1].content) + " [checked]")
+
+    script = [Turn.final("the real answer")]
+    expected = reference([checked], script, "Hi")
+    assert expected["output"] == "the real answer [checked]"
+    use_middleware(checked)
+    result = harness.run(script, prompt="Hi")
+    result.raise_error()
+    assert result.output is not None and "the real answer [checked]" in result.output
+
+
+def test_middleware__model_call_run_limit_counts_per_run(harness: Harness) -> None:
+    """`run_limit` is per invocation in LangChain: a second run starts from zero."""
+    require(harness, "middleware__model_call_run_limit_counts_per_run")
+    make = lambda: ModelCallLimitMiddleware(run_limit=2, exit_behavior="end")  # noqa: E731
+    script = tool_then_answer()
+    use_middleware(make())
+    for attempt in (1, 2):
+        result = harness.run(number_script(script))
+        result.raise_error()
+        assert len(result.model_inputs) == 2, f"run {attempt} made {len(result.model_inputs)} model calls"
+        assert result.output is not None and "limit" not in result.output.lower(), f"run {attempt}: {result.output}"
+
+
+def number_script(script: list[Turn]) -> list[Turn]:
+    """A fresh copy of a script for each run (harnesses may consume or number it)."""
+    return [Turn(text=t.text, tool_calls=list(t.tool_calls), error=t.error) for t in script]

@@ -199,3 +199,43 @@ def test_what_cannot_run_elsewhere_is_refused_clearly() -> None:
     with pytest.raises(HookAborted) as caught:
         ask(model)
     assert isinstance(caught.value.__cause__, MiddlewareNotOfferedError) and model.requests == []
+
+
+def test_after_model_remove_message_and_a_new_answer_replace_the_answer() -> None:
+    from langchain_core.messages import AIMessage
+
+    @after_model
+    def redact(state: Any, runtime: Any) -> dict[str, Any]:
+        last = state["messages"][-1]
+        return {"messages": [RemoveMessage(id=last.id), AIMessage(content="[redacted]")]}
+
+    with middleware(redact):
+        assert ask(Model("secret answer")) == "[redacted]"
+
+
+def test_after_model_update_of_an_earlier_message_leaves_the_answer() -> None:
+    from langchain_core.messages import HumanMessage
+
+    @after_model
+    def note(state: Any, runtime: Any) -> dict[str, Any]:
+        first = state["messages"][0]
+        return {"messages": [HumanMessage(content="edited question", id=first.id)]}
+
+    with middleware(note):
+        assert ask(Model("the answer")) == "the answer"
+
+
+def test_wrap_model_call_reads_the_answer_where_the_adapter_left_no_text() -> None:
+    """An adapter whose chain does not note ctx.response: the handler's answer is read from the
+    native result."""
+    from langchain_core.messages import AIMessage
+
+    from hookport.wrapping import run_wrapped
+
+    @wrap_model_call
+    def checked(request: Any, handler: Any) -> Any:
+        return AIMessage(content=str(handler(request).result[-1].content) + " [checked]")
+
+    with middleware(checked):
+        ctx = LLMCallHookContext([{"role": "user", "content": "hi"}])
+        assert run_wrapped(W.WRAP_MODEL_CALL, ctx, lambda c: "native answer") == "native answer [checked]"
