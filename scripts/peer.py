@@ -1,0 +1,162 @@
+"""Installing hookport changes nothing else: a framework's own test suite, run without and with the adapter.
+
+    python scripts/peer.py openai-agents [--only tests/test_x.py ...] [--keep]
+
+For the framework's installed version, the sdist is fetched from the package index
+(`pip download --no-binary`), its tests are run twice with pytest: once as they are,
+once with the adapter installed and a no-op hook on every point (a pass-through
+``call_next`` on the wrap points; `scripts/peer_plugin/hookport_peer_plugin.py`). Every
+test id whose outcome differs is run again alone in both modes; what still differs is
+reported by name and fails the run, unless `scripts/peer_by_design.toml` lists it with
+the reason (a framework test that asserts on the internals hookport wraps). The
+result is written to ``.tox/results/peer-<framework>.json`` for compat.json.
+
+Tox runs it in the ``peer`` envs (``tox run -m peer``), which install the framework at
+its pinned version plus what its tests import.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tomllib
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PLUGIN_DIR = Path(__file__).resolve().parent / "peer_plugin"
+BY_DESIGN = Path(__file__).resolve().parent / "peer_by_design.toml"
+
+
+@dataclass(frozen=True)
+class Suite:
+    """Where a framework's own tests are and which of them concern what hookport wraps."""
+
+    distribution: str
+    paths: tuple[str, ...]
+    ignore: tuple[str, ...] = ()
+    """Paths whose imports need services or packages no offline machine has (never a hidden failure:
+    they are left out of both runs alike, and listed in the result)."""
+    pytest_args: tuple[str, ...] = ()
+
+
+SUITES: dict[str, Suite] = {
+    "openai-agents": Suite(
+        "openai-agents",
+        ("tests",),
+        ignore=("tests/realtime", "tests/voice", "tests/extensions/memory", "tests/sandbox", "tests/docs"),
+        pytest_args=("-p", "no:randomly"),
+    ),
+    "strands": Suite("strands-agents", ("tests/strands/agent", "tests/strands/tools", "tests/strands/event_loop",
+                                        "tests/strands/hooks", "tests/strands/models")),
+    "smolagents": Suite("smolagents", ("tests",), ignore=("tests/test_vision_web_browser.py",)),
+    "crewai": Suite("crewai", ("tests/hooks", "tests/agents", "tests/tools")),
+    "langchain": Suite("langchain", ("tests/unit_tests/agents",)),
+}
+
+
+def fetch_sdist(distribution: str, version: str, into: Path) -> Path:
+    """The unpacked sdist of `distribution==version` (downloaded once into `into`)."""
+    into.mkdir(parents=True, exist_ok=True)
+    unpacked = [p for p in into.iterdir() if p.is_dir()]
+    if not unpacked:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
+                        "-q", "-d", str(into), f"{distribution}=={version}"], check=True)
+        archive = next(into.glob("*.tar.gz"))
+        with tarfile.open(archive) as tar:
+            tar.extractall(into, filter="data")
+        unpacked = [p for p in into.iterdir() if p.is_dir()]
+    return unpacked[0]
+
+
+def run_pytest(source: Path, suite: Suite, mode: str, framework: str, report: Path, ids: list[str] | None = None) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PLUGIN_DIR), os.environ.get("PYTHONPATH", "")])}
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors",
+            f"--junitxml={report}", "-o", "junit_family=xunit1", *suite.pytest_args]
+    if mode == "hooked":
+        env["HOOKPORT_PEER_ADAPTER"] = framework
+        args += ["-p", "hookport_peer_plugin"]
+    args += [f"--ignore={p}" for p in suite.ignore]
+    args += ids if ids else list(suite.paths)
+    subprocess.run(args, cwd=source, env=env, check=False, stdout=subprocess.DEVNULL if ids else None)
+
+
+def outcomes(report: Path) -> dict[str, str]:
+    """Test id -> passed / failed / error / skipped, from a junit file."""
+    found: dict[str, str] = {}
+    if not report.exists():
+        return found
+    for case in ET.parse(report).getroot().iter("testcase"):
+        path = (case.get("file") or case.get("classname", "").replace(".", "/") + ".py")
+        test_id = f"{path}::{case.get('name')}"
+        kinds = {child.tag for child in case}
+        found[test_id] = ("failed" if "failure" in kinds else "error" if "error" in kinds
+                          else "skipped" if "skipped" in kinds else "passed")
+    return found
+
+
+def differences(base: dict[str, str], hooked: dict[str, str]) -> dict[str, tuple[str, str]]:
+    return {i: (base.get(i, "absent"), hooked.get(i, "absent")) for i in sorted(set(base) | set(hooked))
+            if base.get(i, "absent") != hooked.get(i, "absent")}
+
+
+def by_design(framework: str) -> dict[str, str]:
+    if not BY_DESIGN.exists():
+        return {}
+    return dict(tomllib.loads(BY_DESIGN.read_text()).get(framework, {}))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("framework", choices=sorted(SUITES))
+    parser.add_argument("--only", nargs="*", help="run these test paths instead of the suite's")
+    options = parser.parse_args()
+    suite = SUITES[options.framework]
+    if options.only:
+        suite = Suite(suite.distribution, tuple(options.only), suite.ignore, suite.pytest_args)
+    version = metadata.version(suite.distribution)
+    work = ROOT / ".tox" / "peer" / f"{suite.distribution}-{version}"
+    source = fetch_sdist(suite.distribution, version, work / "sdist")
+    reports = work / "reports"
+    reports.mkdir(parents=True, exist_ok=True)
+
+    runs = {}
+    for mode in ("base", "hooked"):
+        print(f"peer: {options.framework} {version}, {mode} run", flush=True)
+        run_pytest(source, suite, mode, options.framework, reports / f"{mode}.xml")
+        runs[mode] = outcomes(reports / f"{mode}.xml")
+    first = differences(runs["base"], runs["hooked"])
+    confirmed: dict[str, tuple[str, str]] = {}
+    for test_id, pair in first.items():  # a difference counts only if it comes back when run alone
+        again = {}
+        for mode in ("base", "hooked"):
+            run_pytest(source, suite, mode, options.framework, reports / f"alone-{mode}.xml", [test_id])
+            again[mode] = outcomes(reports / f"alone-{mode}.xml").get(test_id, "absent")
+        if again["base"] != again["hooked"]:
+            confirmed[test_id] = (again["base"], again["hooked"])
+    known = by_design(options.framework)
+    unexplained = {i: p for i, p in confirmed.items() if i not in known}
+    result = {"framework": options.framework, "distribution": suite.distribution, "version": version,
+              "tests": len(runs["base"]), "passed_without_hookport": sum(v == "passed" for v in runs["base"].values()),
+              "differences": {i: {"without": p[0], "with": p[1], "by_design": known.get(i)} for i, p in confirmed.items()},
+              "left_out": list(suite.ignore), "flaky": sorted(set(first) - set(confirmed))}
+    results = ROOT / ".tox" / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    (results / f"peer-{options.framework}.json").write_text(json.dumps(result, indent=2))
+    print(f"peer: {len(runs['base'])} tests; {len(confirmed)} differ ({len(unexplained)} unexplained), "
+          f"{len(result['flaky'])} differed once only")
+    for test_id, (without, with_) in confirmed.items():
+        reason = known.get(test_id)
+        print(f"  {'by design' if reason else 'DIFFERS'}: {test_id}: {without} without hookport, {with_} with it"
+              + (f" ({reason})" if reason else ""))
+    return 1 if unexplained else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
