@@ -148,7 +148,10 @@ def test_parallel_tool_calls(deny_archive: bool) -> None:
     turns = [Turn(tool_calls=[ToolCall("archive_note", {"note": "a"}), ToolCall("archive_note", {"note": "b"})]),
              Turn.final("done")]
     run_calling([make_archive()], turns)
-    assert runs() == expected(deny_archive, 2)
+    import inspect
+
+    parallel = "max_tool_threads" in inspect.signature(ToolCallingAgent.__init__).parameters
+    assert runs() == expected(deny_archive, 2 if parallel else 1)  # 1.15 runs a step's first call only
 
 
 @both
