@@ -94,6 +94,8 @@ class DSPyAdapter(Adapter):
             Target(_TOOLS, "Tool.__call__", _lazy("_tools", "tool_run"), _TOOL, "sync"),
             Target(_TOOLS, "Tool.acall", _lazy("_tools", "tool_acall"), _TOOL, "async"),
             Target(_TOOLS, "Tool.__init__", _lazy("_bodies", "new_tool"), _TOOL, "sync"),
+            Target("dspy.utils.parallelizer", "ParallelExecutor._wrap_function", _lazy("_threads", "wrap_function"),
+                   _TOOL, "sync"),
         )
 
     def activate(self, report: InstallReport) -> None:
