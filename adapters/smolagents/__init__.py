@@ -17,12 +17,14 @@ finished and ``final_answer_checks`` only see the final answer; neither can
 proceed / mutate / replace / abort a model request or a tool call. They are
 left alone and keep firing as before, next to hookport's.
 
+Second line of defence: ``forward`` of every ``Tool`` class (see `_bodies`), so a
+route that skips ``Tool.__call__`` (``PipelineTool``, ``tool.forward(...)``) is
+decided too; CodeAgent's timeout thread runs in the caller's context (`_threads`).
+
 Not covered: tools run by a remote executor (E2B, Docker, Modal, WebAssembly:
-the generated code runs in another process), ``PipelineTool`` (it overrides
-``__call__``), managed agents as tools (their calls are nested runs: their steps,
-model requests and tools are hooked; they open no second execution), a direct
-call of a tool's ``forward`` function, and planning steps as steps (their model
-requests are hooked).
+the generated code runs in another process), managed agents as tools (their calls
+are nested runs: their steps, model requests and tools are hooked; they open no
+second execution), and planning steps as steps (their model requests are hooked).
 """
 
 from __future__ import annotations
