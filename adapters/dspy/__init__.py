@@ -11,6 +11,7 @@ Where each point fires:
 | PRE_STEP / POST_STEP ``kind="react_iteration"`` | ``ReAct._call_with_potential_trajectory_truncation`` / ``_async_call_with_potential_trajectory_truncation``: each iteration's decision (``step_name="react"``) and the final extraction (``"extract"``) |
 | PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``BaseLM.__call__`` / ``BaseLM.acall``: every request any adapter (ChatAdapter, JSONAdapter, ...) formats, from any predictor, on ``dspy.LM`` or a ``BaseLM`` subclass |
 | PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ``Tool.__call__`` / ``Tool.acall``: the tools ReAct runs (not its own ``finish``) and direct calls of a ``dspy.Tool`` |
+| same, second line of defence | each tool's ``func`` (guarded at ``Tool.__init__`` and when a module runs with the tool, see `_bodies`): native tool calls (``ToolCall.execute(functions=tools)``) and any route that reaches the function without ``__call__`` |
 
 Native or patched, and why. DSPy's own hook system, ``dspy.utils.callback.
 BaseCallback`` (``on_module_start/end``, ``on_lm_start/end``, ``on_tool_start/
@@ -92,7 +93,19 @@ class DSPyAdapter(Adapter):
             Target(_LM, "BaseLM.acall", _lazy("_models", "lm_acall"), _MODEL, "async"),
             Target(_TOOLS, "Tool.__call__", _lazy("_tools", "tool_run"), _TOOL, "sync"),
             Target(_TOOLS, "Tool.acall", _lazy("_tools", "tool_acall"), _TOOL, "async"),
+            Target(_TOOLS, "Tool.__init__", _lazy("_bodies", "new_tool"), _TOOL, "sync"),
+            Target("dspy.utils.parallelizer", "ParallelExecutor._wrap_function", _lazy("_threads", "wrap_function"),
+                   _TOOL, "sync"),
         )
 
     def activate(self, report: InstallReport) -> None:
+        from hookport.adapters.dspy._bodies import BODIES
+
+        BODIES.active = True
         super().activate(report)
+
+    def deactivate(self) -> None:
+        from hookport.adapters.dspy._bodies import BODIES
+
+        super().deactivate()
+        BODIES.restore()

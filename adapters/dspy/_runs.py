@@ -63,6 +63,7 @@ def module_call(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: 
     if parent is None:
         if not hooks_anywhere():
             return wrapped(*args, **kwargs)
+        _cover_tools(instance, kwargs)
         scope = RunScope(instance)
     else:
         nested = _nested_scope(instance, parent)
@@ -81,12 +82,22 @@ def module_call(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: 
         leave(token)
 
 
+def _cover_tools(module: Any, kwargs: Kwargs) -> None:
+    """Guard the tools a run works with that were made before install (see `_bodies`)."""
+    from hookport.adapters.dspy._bodies import BODIES
+
+    if BODIES.active:
+        tools = getattr(module, "tools", None)
+        BODIES.cover_all([*kwargs.values(), *(tools.values() if isinstance(tools, dict) else ())])
+
+
 async def amodule_call(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``Module.acall``: `module_call` for async programs."""
     parent = current_scope()
     if parent is None:
         if not hooks_anywhere():
             return await wrapped(*args, **kwargs)
+        _cover_tools(instance, kwargs)
         scope = RunScope(instance)
     else:
         nested = _nested_scope(instance, parent)

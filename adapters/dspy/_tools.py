@@ -70,7 +70,7 @@ class _ToolShape(ToolShape[Any]):
 TOOL = _ToolShape()
 
 
-def _is_react_finish(tool: Any) -> bool:
+def is_react_finish(tool: Any) -> bool:
     """ReAct's built-in ``finish`` tool (a lambda defined in ``ReAct.__init__``)."""
     if getattr(tool, "name", None) != "finish":
         return False
@@ -78,7 +78,7 @@ def _is_react_finish(tool: Any) -> bool:
 
 
 def _unhooked(instance: Any, args: Args) -> bool:
-    return (bool(args) or not tool_hooks_active() or _is_react_finish(instance)
+    return (bool(args) or not tool_hooks_active() or is_react_finish(instance)
             or outer_layer_dispatched_tool(getattr(instance, "name", None), FRAMEWORK))
 
 

@@ -17,12 +17,14 @@ finished and ``final_answer_checks`` only see the final answer; neither can
 proceed / mutate / replace / abort a model request or a tool call. They are
 left alone and keep firing as before, next to hookport's.
 
+Second line of defence: ``forward`` of every ``Tool`` class (see `_bodies`), so a
+route that skips ``Tool.__call__`` (``PipelineTool``, ``tool.forward(...)``) is
+decided too; CodeAgent's timeout thread runs in the caller's context (`_threads`).
+
 Not covered: tools run by a remote executor (E2B, Docker, Modal, WebAssembly:
-the generated code runs in another process), ``PipelineTool`` (it overrides
-``__call__``), managed agents as tools (their calls are nested runs: their steps,
-model requests and tools are hooked; they open no second execution), a direct
-call of a tool's ``forward`` function, and planning steps as steps (their model
-requests are hooked).
+the generated code runs in another process), managed agents as tools (their calls
+are nested runs: their steps, model requests and tools are hooked; they open no
+second execution), and planning steps as steps (their model requests are hooked).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from typing import Any, ClassVar
 from hookport.adapters._base import Adapter, InstallReport, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
 
-from hookport.adapters.smolagents import _models, _runs, _tools
+from hookport.adapters.smolagents import _bodies, _models, _runs, _threads, _tools
 
 __all__ = ["SmolagentsAdapter"]
 
@@ -43,6 +45,10 @@ _STEP = (P.PRE_STEP, P.POST_STEP)
 _TOOL = (P.PRE_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL, P.POST_TOOL_CALL)
 _AGENTS = "smolagents.agents"
 _MODELS = "smolagents.models"
+_TOOLS = "smolagents.tools"
+_EXECUTOR = "smolagents.local_python_executor"
+_TIMEOUT = Target(_EXECUTOR, "timeout", _threads.timeout_entry, _TOOL, "sync")
+"""Only where the release has it (1.2x+): older ones run the code on the agent's thread."""
 
 
 class SmolagentsAdapter(Adapter):
@@ -65,7 +71,8 @@ class SmolagentsAdapter(Adapter):
             Target(_AGENTS, "MultiStepAgent.run", _runs.run_entry, _BOUNDARY, "sync"),
             Target(_AGENTS, "ToolCallingAgent._step_stream", _runs.step_entry, _STEP, "stream"),
             Target(_AGENTS, "CodeAgent._step_stream", _runs.step_entry, _STEP, "stream"),
-            Target("smolagents.tools", "Tool.__call__", _tools.tool_entry, _TOOL, "sync"),
+            Target(_TOOLS, "Tool.__call__", _tools.tool_entry, _TOOL, "sync"),
+            Target(_TOOLS, "Tool.validate_arguments", _bodies.new_tool, _TOOL, "sync"),
         )
 
     def activate(self, report: InstallReport) -> None:
@@ -74,6 +81,24 @@ class SmolagentsAdapter(Adapter):
         _models.CLASSES.active = True
         report.pending.append(f"{_MODELS}:Model")
         self.when_imported(_MODELS, lambda module: self._cover_models(module, generation))
+        _bodies.BODIES.active = True
+        report.pending.append(f"{_TOOLS}:Tool.forward")
+        self.when_imported(_TOOLS, lambda module: self._cover_tools(module, generation))
+        self.when_imported(_EXECUTOR, lambda module: self._patch_timeout(module, generation))
+
+    def _cover_tools(self, module: Any, generation: int) -> None:
+        """The second line of defence: ``forward`` of every tool class (see `_bodies`)."""
+        with self._lock:
+            if generation != self._generation or not self._active or self.report is None:
+                return
+            if f"{_TOOLS}:Tool.forward" in self.report.pending:
+                self.report.pending.remove(f"{_TOOLS}:Tool.forward")
+            _bodies.BODIES.cover_all(module.Tool)
+            self.report.patched.append(f"{_TOOLS}:Tool.forward (every tool class)")
+
+    def _patch_timeout(self, module: Any, generation: int) -> None:
+        if hasattr(module, "timeout"):
+            self._patch_module(module, [_TIMEOUT], generation, raise_missing=False)
 
     def _cover_models(self, module: Any, generation: int) -> None:
         with self._lock:
@@ -88,3 +113,4 @@ class SmolagentsAdapter(Adapter):
     def deactivate(self) -> None:
         super().deactivate()
         _models.CLASSES.restore()
+        _bodies.BODIES.restore()

@@ -23,7 +23,6 @@ then shows the answer at once instead of token by token.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from time import perf_counter
 from typing import Any
@@ -36,6 +35,8 @@ from hookport.dispatch import dispatch
 from hookport.points import InterceptionPoint
 from hookport.reentry import is_suppressed
 from hookport.registry import has_hooks
+
+from hookport.adapters.smolagents._classes import CoveredClasses
 
 P = InterceptionPoint
 METHODS = ("generate", "generate_stream", "__call__")
@@ -72,61 +73,10 @@ def _shape(kwargs: dict[str, Any]) -> _Shape:
 # -- which classes are wrapped ----------------------------------------------------------------
 
 
-class ModelClasses:
-    """The ``Model`` methods hookport wrapped, class by class, so uninstall restores each one."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._seen: set[type] = set()
-        self._patched: list[tuple[type, str, Any]] = []
-        self.active = False
-
-    def cover(self, cls: type) -> None:
-        """Wrap the request methods `cls` uses (where its MRO defines them), once."""
-        if cls in self._seen or not self.active:
-            return
-        with self._lock:
-            if cls in self._seen or not self.active:
-                return
-            self._seen.add(cls)
-            for name in METHODS:
-                owner = next((k for k in cls.__mro__ if name in k.__dict__), object)
-                if owner.__module__ == "builtins" or isinstance(owner.__dict__[name], _Request):
-                    continue  # e.g. a plain function given as the model: nothing of ours to wrap
-                original = owner.__dict__[name]
-                wrapper = _STREAM if name == "generate_stream" else _GENERATE
-                try:
-                    setattr(owner, name, _Request(original, wrapper))
-                except (AttributeError, TypeError):  # a class that refuses new attributes
-                    continue
-                self._patched.append((owner, name, original))
-
-    def cover_all(self, base: type) -> None:
-        """`base` and every subclass defined so far."""
-        pending = [base]
-        while pending:
-            cls = pending.pop()
-            self.cover(cls)
-            pending.extend(cls.__subclasses__())
-
-    def restore(self) -> None:
-        with self._lock:
-            self.active = False
-            while self._patched:
-                owner, name, original = self._patched.pop()
-                if isinstance(owner.__dict__.get(name), _Request):
-                    setattr(owner, name, original)
-            self._seen.clear()
-
-    def patched(self) -> list[str]:
-        return [f"{o.__module__}:{o.__qualname__}.{n}" for o, n, _ in self._patched]
-
-
 class _Request(wrapt.FunctionWrapper):  # type: ignore[misc]
     """hookport's wrapper on one ``Model`` request method (a type, so it is never wrapped twice)."""
 
 
-CLASSES = ModelClasses()
 
 
 def cover(model: Any) -> None:
@@ -248,5 +198,5 @@ def _observed(stream: Iterator[Any], ctx: LLMCallHookContext, shape: _Shape) -> 
     yield from deltas
 
 
-_GENERATE = generate
-_STREAM = generate_stream
+CLASSES = CoveredClasses({"generate": generate, "generate_stream": generate_stream, "__call__": generate}, _Request)
+"""The ``Model`` methods hookport wrapped, class by class, so uninstall restores each one."""

@@ -32,7 +32,7 @@ from hookport.boundary import (
 from hookport.points import InterceptionPoint
 from hookport.registry import has_hooks
 
-from hookport.adapters.smolagents import _models
+from hookport.adapters.smolagents import _bodies, _models
 
 FRAMEWORK = "smolagents"
 STEP_KIND = "action"
@@ -101,6 +101,8 @@ def run_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[s
     """``MultiStepAgent.run``: the outermost run is one execution, every run one agent turn;
     ``stream=True`` runs end when the returned generator is drained or closed."""
     _models.cover(getattr(instance, "model", None))
+    if _bodies.BODIES.active:
+        _bodies.cover_tools(_tool_objects(instance))
     outer = _current.get()
     run = Run(instance, outer.aborts if outer is not None else [])
     streaming = bool(kwargs.get("stream", args[1] if len(args) > 1 else False))
@@ -125,6 +127,11 @@ def run_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[s
         if execution is not None:
             execution.close()  # a stream re-enters it around each of its steps
     return _stream(steps, run, execution)
+
+
+def _tool_objects(agent: Any) -> list[Any]:
+    tools = getattr(agent, "tools", None)
+    return list(tools.values()) if isinstance(tools, dict) else list(tools or ())
 
 
 def _task(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

@@ -16,6 +16,7 @@ and "Please try again".
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hookport.calls import ToolShape, outer_layer_dispatched_tool, tool_call, tool_hooks_active
@@ -45,42 +46,67 @@ def refusal_message(tool: str, reason: str) -> str:
 SHAPE = _Shape()
 
 
-def tool_input(tool: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any] | None:
-    """The call's arguments by name, as ``Tool.__call__`` reads them (None: not readable as names)."""
+EXTRA = "*args"
+"""Where ``ctx.tool_input`` keeps positional arguments beyond the tool's declared inputs (a tool whose
+``forward(*args, **kwargs)`` skips smolagents' signature check: ``Tool.from_langchain``, MCP tools)."""
+
+
+def tool_input(tool: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The call's arguments by name, as ``Tool.__call__`` reads them; extra positional ones under `EXTRA`."""
     if not args:
         return dict(kwargs)
     if len(args) == 1 and not kwargs and isinstance(args[0], dict):
         return dict(args[0])
     names = list(getattr(tool, "inputs", None) or ())
+    arguments = {**dict(zip(names, args)), **kwargs}
     if len(args) > len(names):
-        return None
-    return {**dict(zip(names, args)), **kwargs}
+        arguments[EXTRA] = list(args[len(names):])
+    return arguments
 
 
-def tool_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    name = getattr(instance, "name", None) or type(instance).__name__
-    if name == FINAL_ANSWER or not tool_hooks_active() or outer_layer_dispatched_tool(name, FRAMEWORK):
-        return wrapped(*args, **kwargs)
-    sanitize = kwargs.pop("sanitize_inputs_outputs", False)
-    arguments = tool_input(instance, args, kwargs)
-    if arguments is None:
-        return wrapped(*args, sanitize_inputs_outputs=sanitize, **kwargs)
+def call_arguments(tool: Any, arguments: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """`tool_input` undone: the positional and keyword arguments to call the tool with."""
+    named = dict(arguments)
+    if EXTRA not in named:
+        return (), named
+    extra = list(named.pop(EXTRA) or ())
+    positional = [named.pop(n) for n in list(getattr(tool, "inputs", None) or ()) if n in named]
+    return (*positional, *extra), named
 
+
+def tool_name(tool: Any) -> str:
+    return getattr(tool, "name", None) or type(tool).__name__
+
+
+def decide(tool: Any, arguments: dict[str, Any], call: Callable[..., Any], layer: str | None = None) -> Any:
+    """One tool call through the hooks: `call(*args, **kwargs)` runs it unless a hook refuses it."""
     from hookport.adapters.smolagents._runs import agent_fields, note_abort
 
-    ctx = ToolCallHookContext(name, arguments, instance, framework=FRAMEWORK, **agent_fields())
+    ctx = ToolCallHookContext(tool_name(tool), arguments, tool, framework=FRAMEWORK, **agent_fields())
     failures: list[BaseException] = []
 
     def run(c: ToolCallHookContext) -> Any:
+        args, kwargs = call_arguments(tool, c.tool_input)
         try:
-            return wrapped(sanitize_inputs_outputs=sanitize, **c.tool_input)
+            return call(*args, **kwargs)
         except BaseException as error:
             failures.append(error)
             raise
 
     try:
-        return tool_call(ctx, run, SHAPE)
+        return tool_call(ctx, run, SHAPE, layer=layer)
     except BaseException as error:
         if not any(error is f for f in failures):  # a hook's error: it ends the run
             note_abort(error)
         raise
+
+
+def tool_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``Tool.__call__``: the call site (an argument list that does not fit the tool's inputs is
+    dispatched too, its extra positional arguments in ``ctx.tool_input["*args"]``)."""
+    name = tool_name(instance)
+    if name == FINAL_ANSWER or not tool_hooks_active() or outer_layer_dispatched_tool(name, FRAMEWORK):
+        return wrapped(*args, **kwargs)
+    sanitize = kwargs.pop("sanitize_inputs_outputs", False)
+    return decide(instance, tool_input(instance, args, kwargs),
+                  lambda *a, **k: wrapped(*a, sanitize_inputs_outputs=sanitize, **k))

@@ -263,6 +263,41 @@ class DSPyHarness(Harness):
             raise RuntimeError("run_tool_directly needs a running program")
         return str(self._react.tools[name](**args))
 
+    def run_nested(self, outer_args: dict[str, Any], inner_args: dict[str, Any], *,
+                   agent: str = "alpha") -> RunResult:
+        """A ReAct whose ``purge_records`` tool's function calls a second, distinct ``purge_records``
+        ``dspy.Tool`` through ``Tool.__call__`` (DSPy's tool path)."""
+        tool_runs: list[tuple[str, dict[str, Any]]] = []
+
+        def inner_purge(table: str) -> str:
+            tool_runs.append(("purge_records", {"table": table}))
+            return f"purged {table}"
+
+        inner = dspy.Tool(inner_purge, name="purge_records")
+
+        def purge_records(table: str) -> str:
+            """Delete every record of a table, through the records service."""
+            tool_runs.append(("outer:purge_records", {"table": table}))
+            try:
+                return str(inner(**inner_args))
+            except RuntimeError as refused:  # the refusal, as DSPy reports a failed tool
+                return str(refused)
+
+        react = dspy.ReAct("question -> answer", tools=[purge_records], max_iters=4)
+        react.name = agent
+        self.server.script(number_tool_calls([Turn.call("purge_records", **outer_args), Turn.final("done")]))
+        output: Any = None
+        error: BaseException | None = None
+        try:
+            with dspy.context(lm=self._lm(SERVER.base_url)):
+                output = react(question="Purge the table.")
+        except Exception as caught:  # noqa: BLE001 - the scenario inspects it
+            error = caught
+        answer = getattr(output, "answer", output)
+        return RunResult(output=None if answer is None else str(answer), error=error,
+                         model_inputs=[request_messages(body) for body in self.server.requests],
+                         tool_runs=tool_runs)
+
     def sdk_layers(self) -> dict[str, tuple[Entry, ...]]:
         """A ``BaseLM`` on the openai SDK's client (`OpenAIClientLM`) under the program."""
         return {"openai": ("sync", "async", "stream")}

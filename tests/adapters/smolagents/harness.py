@@ -149,6 +149,34 @@ class SmolagentsHarness(Harness):
         found = next(t for t in self._tools if t.name == name)
         return str(found(sanitize_inputs_outputs=True, **args))
 
+    def run_nested(self, outer_args: dict[str, Any], inner_args: dict[str, Any], *,
+                   agent: str = "alpha") -> RunResult:
+        """The agent's ``purge_records`` is an outer ``@tool`` whose body calls a second, distinct
+        ``purge_records`` tool object through ``Tool.__call__`` (smolagents' tool path)."""
+        tool_runs: list[tuple[str, dict[str, Any]]] = []
+        inner = build_tools(tool_runs)[1]
+
+        @tool
+        def purge_records(table: str) -> str:
+            """Delete every record of a table, through the records service.
+
+            Args:
+                table: the table to purge
+            """
+            tool_runs.append(("outer:purge_records", {"table": table}))
+            return str(inner(sanitize_inputs_outputs=True, **inner_args))
+
+        self.server.script(as_final_answer_calls([Turn.call("purge_records", **outer_args), Turn.final("done")]))
+        output: Any = None
+        error: BaseException | None = None
+        try:
+            output = build_agent(agent, [purge_records], build_model(self.server)).run("Purge the table.")
+        except Exception as caught:  # noqa: BLE001 - the scenario inspects it
+            error = caught
+        return RunResult(output=None if output is None else str(output), error=error,
+                         model_inputs=[list(body.get("messages", [])) for body in self.server.requests],
+                         tool_runs=tool_runs)
+
     def sdk_layers(self) -> dict[str, tuple[Entry, ...]]:
         """``OpenAIServerModel`` is the openai SDK's ``chat.completions.create`` on the scripted server."""
         return {"openai": self.entries}

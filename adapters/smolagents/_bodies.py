@@ -1,0 +1,75 @@
+"""The second line of defence: every tool's own ``forward``, wrapped class by class.
+
+``Tool.__call__`` (the call site) is how smolagents' agents reach a tool, but not the
+only way code can: generated code may call ``some_tool.forward(...)``, a ``PipelineTool``
+overrides ``__call__``, a future release may add a route. So ``forward`` is wrapped on
+every ``Tool`` class: those that exist at install, and the class of each tool made
+afterwards (``Tool.validate_arguments`` runs at the end of every tool's ``__init__``).
+
+Before the body runs it asks `body_must_decide`: idle (no tool hook) that is two
+lookups; under a call the call site decided it claims the decision and stays silent;
+otherwise it dispatches PRE_TOOL_CALL itself and a refusal returns the same refusal
+text as the call site. A ``forward`` that calls ``super().forward`` is one call: the
+body being run is kept in a ContextVar while hooks are active.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Any
+
+import wrapt
+
+from hookport.decisions import body_layer, body_must_decide
+from hookport.points import ExtensionPoint, InterceptionPoint
+from hookport.reentry import hooks_off
+from hookport.registry import has_hooks
+
+from hookport.adapters.smolagents._classes import CoveredClasses
+from hookport.adapters.smolagents._tools import FINAL_ANSWER, FRAMEWORK, decide, tool_input, tool_name
+
+LAYER = body_layer(FRAMEWORK)
+_PRE, _POST, _WRAP = InterceptionPoint.PRE_TOOL_CALL, InterceptionPoint.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL
+
+_running: ContextVar[Any] = ContextVar("hookport_smolagents_tool_body", default=None)
+
+
+def forward_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``<Tool class>.forward``: decided at a call site, or decided here."""
+    if instance is None or _running.get() is instance or _idle():
+        return wrapped(*args, **kwargs)
+    name = tool_name(instance)
+    token = _running.set(instance)
+    try:
+        if name == FINAL_ANSWER or not body_must_decide(name, LAYER):
+            return wrapped(*args, **kwargs)
+        return decide(instance, tool_input(instance, args, kwargs), wrapped, layer=LAYER)
+    finally:
+        _running.reset(token)
+
+
+def _idle() -> bool:
+    """No tool hook would run (what `body_must_decide` checks first, inlined: this is every tool call)."""
+    return hooks_off.get()[0] or not (has_hooks(_PRE) or has_hooks(_POST) or has_hooks(_WRAP))
+
+
+def new_tool(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``Tool.validate_arguments``, which ends every tool's ``__init__``: cover the new tool's class."""
+    result = wrapped(*args, **kwargs)
+    if instance is not None:
+        BODIES.cover(type(instance))
+    return result
+
+
+class _Body(wrapt.FunctionWrapper):  # type: ignore[misc]
+    """hookport's wrapper on one tool class's ``forward`` (a type, so it is never wrapped twice)."""
+
+
+BODIES = CoveredClasses({"forward": forward_entry}, _Body)
+"""The ``forward`` methods hookport wrapped, class by class, so uninstall restores each one."""
+
+
+def cover_tools(tools: Any) -> None:
+    """Cover the classes of the tools an agent holds (made before hookport was installed)."""
+    for tool in tools or ():
+        BODIES.cover(type(tool))

@@ -1,0 +1,69 @@
+"""Methods hookport wraps class by class, where smolagents has no base-class choke point.
+
+Every ``Model`` subclass implements its own ``generate``; every ``Tool`` subclass its
+own ``forward`` (``@tool`` assigns it after the class is made). `CoveredClasses` wraps
+the named methods where a class's MRO defines them, once per class, and restores each
+one on uninstall.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import wrapt
+
+Wrapper = Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]
+
+
+class CoveredClasses:
+    """The methods wrapped so far, with the originals uninstall puts back."""
+
+    def __init__(self, wrappers: Mapping[str, Wrapper], marker: type[wrapt.FunctionWrapper]) -> None:
+        self._wrappers = dict(wrappers)
+        self._marker = marker
+        """hookport's wrapper type for these methods: a method already of this type is never wrapped again."""
+        self._lock = threading.Lock()
+        self._seen: set[type] = set()
+        self._patched: list[tuple[type, str, Any]] = []
+        self.active = False
+
+    def cover(self, cls: type) -> None:
+        """Wrap the methods `cls` uses (where its MRO defines them), once."""
+        if cls in self._seen or not self.active:
+            return
+        with self._lock:
+            if cls in self._seen or not self.active:
+                return
+            self._seen.add(cls)
+            for name, wrapper in self._wrappers.items():
+                owner = next((k for k in cls.__mro__ if name in k.__dict__), object)
+                if owner.__module__ == "builtins" or isinstance(owner.__dict__[name], self._marker):
+                    continue  # e.g. a plain function given as the model: nothing of ours to wrap
+                original = owner.__dict__[name]
+                try:
+                    setattr(owner, name, self._marker(original, wrapper))
+                except (AttributeError, TypeError):  # a class that refuses new attributes
+                    continue
+                self._patched.append((owner, name, original))
+
+    def cover_all(self, base: type) -> None:
+        """`base` and every subclass defined so far."""
+        pending = [base]
+        while pending:
+            cls = pending.pop()
+            self.cover(cls)
+            pending.extend(cls.__subclasses__())
+
+    def restore(self) -> None:
+        with self._lock:
+            self.active = False
+            while self._patched:
+                owner, name, original = self._patched.pop()
+                if isinstance(owner.__dict__.get(name), self._marker):
+                    setattr(owner, name, original)
+            self._seen.clear()
+
+    def patched(self) -> list[str]:
+        return [f"{o.__module__}:{o.__qualname__}.{n}" for o, n, _ in self._patched]
