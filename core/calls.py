@@ -29,7 +29,7 @@ from hookport.dispatch import adispatch, dispatch
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.reentry import hooks_off
-from hookport.registry import has_hooks
+from hookport.registry import any_hooks, has_hooks
 from hookport.wrapping import arun_wrapped, run_wrapped
 
 R = TypeVar("R")
@@ -42,12 +42,12 @@ MODEL_LAYER = ReentrancyGuard("model_call")
 
 def model_hooks_active() -> bool:
     """True when a model call here would run a hook: build a context only then."""
-    return not hooks_off.get()[0] and any(has_hooks(p) for p in _MODEL_POINTS)
+    return not hooks_off.get()[0] and any_hooks(_MODEL_POINTS)
 
 
 def tool_hooks_active() -> bool:
     """True when a tool call here would run a hook: build a context only then."""
-    return not hooks_off.get()[0] and any(has_hooks(p) for p in _TOOL_POINTS)
+    return not hooks_off.get()[0] and any_hooks(_TOOL_POINTS)
 
 
 def outer_layer_dispatched_model() -> bool:

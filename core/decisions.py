@@ -31,7 +31,7 @@ from contextvars import ContextVar, Token
 from typing import Any
 
 from hookport.points import ExtensionPoint, InterceptionPoint
-from hookport.registry import has_hooks
+from hookport.registry import any_hooks
 from hookport.reentry import hooks_off
 
 __all__ = ["Decision", "decided", "decided_outside", "in_decided_call", "body_must_decide", "body_layer"]
@@ -55,7 +55,7 @@ class Decision:
         return args is None or self.args is None or _same_arguments(args, self.args)
 
 
-_PRE, _POST, _WRAP = InterceptionPoint.PRE_TOOL_CALL, InterceptionPoint.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL
+_TOOL_POINTS = (InterceptionPoint.PRE_TOOL_CALL, InterceptionPoint.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
 
 _current: ContextVar[Decision | None] = ContextVar("hookport_tool_decision", default=None)
 
@@ -85,9 +85,7 @@ def body_must_decide(name: str | None, layer: str, args: Mapping[str, Any] | Non
     False when no tool hook would run (the idle path: two lookups) or when a call
     site outside already decided this call (which this body then claims).
     """
-    if hooks_off.get()[0]:
-        return False
-    if not (has_hooks(_PRE) or has_hooks(_POST) or has_hooks(_WRAP)):
+    if hooks_off.get()[0] or not any_hooks(_TOOL_POINTS):
         return False
     return not decided_outside(name, layer, args)
 

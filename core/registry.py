@@ -128,6 +128,19 @@ def has_hooks(point: Any) -> bool:
     return False
 
 
+def any_hooks(points: tuple[Any, ...]) -> bool:
+    """True when dispatching any of `points` (enum members) would run a hook: one call for a
+    family of points on the hottest idle paths (a tool body's check)."""
+    for point in points:
+        if chains[point]:
+            return True
+    if _open_scopes:
+        scope = _scope.get()
+        if scope is not None and scope.block.open:
+            return any(scope.hooks.get(ALIASES[point]) for point in points)
+    return False
+
+
 # -- registration -------------------------------------------------------------
 
 
