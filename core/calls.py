@@ -189,10 +189,11 @@ def tool_call(ctx: ToolCallHookContext, run: Callable[[ToolCallHookContext], R],
         dispatch(P.POST_TOOL_CALL, ctx)
         return shape.refuse(ctx, refusal)
     started = perf_counter()
-    with decided(ctx.tool_name, layer or ctx.framework or "app", ctx.tool_input):
-        if has_hooks(ExtensionPoint.WRAP_TOOL_CALL):
-            result = shape.coerce(run_wrapped(ExtensionPoint.WRAP_TOOL_CALL, ctx, _ran_tool(run, shape)), ctx)
-        else:
+    deciding = layer or ctx.framework or "app"
+    if has_hooks(ExtensionPoint.WRAP_TOOL_CALL):
+        result = shape.coerce(run_wrapped(ExtensionPoint.WRAP_TOOL_CALL, ctx, _ran_tool(run, shape, deciding)), ctx)
+    else:
+        with decided(ctx.tool_name, deciding, ctx.tool_input):
             result = run(ctx)
     _ran(ctx, result, shape, started)
     dispatch(P.POST_TOOL_CALL, ctx)
@@ -214,21 +215,28 @@ async def atool_call(
         await adispatch(P.POST_TOOL_CALL, ctx)
         return shape.refuse(ctx, refusal)
     started = perf_counter()
-    with decided(ctx.tool_name, layer or ctx.framework or "app", ctx.tool_input):
-        if has_hooks(ExtensionPoint.WRAP_TOOL_CALL):
-            result = shape.coerce(await arun_wrapped(ExtensionPoint.WRAP_TOOL_CALL, ctx, _aran_tool(run, shape)), ctx)
-        else:
+    deciding = layer or ctx.framework or "app"
+    if has_hooks(ExtensionPoint.WRAP_TOOL_CALL):
+        result = shape.coerce(
+            await arun_wrapped(ExtensionPoint.WRAP_TOOL_CALL, ctx, _aran_tool(run, shape, deciding)), ctx)
+    else:
+        with decided(ctx.tool_name, deciding, ctx.tool_input):
             result = await run(ctx)
     _ran(ctx, result, shape, started)
     await adispatch(P.POST_TOOL_CALL, ctx)
     return _after_tool(ctx, result, shape)
 
 
-def _ran_tool(run: Callable[[ToolCallHookContext], R], shape: ToolShape[R]) -> Callable[[ToolCallHookContext], R]:
-    """`run`, recording each real result's text as `ctx.tool_result` for the wrap hooks around it."""
+def _ran_tool(run: Callable[[ToolCallHookContext], R], shape: ToolShape[R],
+              layer: str) -> Callable[[ToolCallHookContext], R]:
+    """`run`, recording each real result's text as `ctx.tool_result` for the wrap hooks around it.
+
+    Each run a wrap hook makes (a retry included) is a decided call of its own, so the tool's
+    body claims each one once."""
 
     def ran(ctx: ToolCallHookContext) -> R:
-        result = run(ctx)
+        with decided(ctx.tool_name, layer, ctx.tool_input):
+            result = run(ctx)
         ctx.tool_result = shape.text(result)
         return result
 
@@ -236,10 +244,11 @@ def _ran_tool(run: Callable[[ToolCallHookContext], R], shape: ToolShape[R]) -> C
 
 
 def _aran_tool(
-    run: Callable[[ToolCallHookContext], Awaitable[R]], shape: ToolShape[R]
+    run: Callable[[ToolCallHookContext], Awaitable[R]], shape: ToolShape[R], layer: str
 ) -> Callable[[ToolCallHookContext], Awaitable[R]]:
     async def ran(ctx: ToolCallHookContext) -> R:
-        result = await run(ctx)
+        with decided(ctx.tool_name, layer, ctx.tool_input):
+            result = await run(ctx)
         ctx.tool_result = shape.text(result)
         return result
 

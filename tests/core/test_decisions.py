@@ -131,3 +131,25 @@ def test_sibling_tasks_never_see_each_others_decision(pres: list[Any]) -> None:
 
     asyncio.run(main())
     assert answers == {"sibling": True}
+
+
+def test_each_run_of_a_retrying_wrap_hook_is_decided_once(pres: list[Any]) -> None:
+    from hookport import ExtensionPoint
+
+    @on(ExtensionPoint.WRAP_TOOL_CALL)
+    def retry(c: ToolCallHookContext, call_next: Any) -> Any:
+        try:
+            return call_next(c)
+        except RuntimeError:
+            return call_next(c)
+
+    answers: list[bool] = []
+
+    def flaky_body(c: ToolCallHookContext) -> str:
+        answers.append(body_must_decide("archive", body_layer("fw"), c.tool_input))
+        if len(answers) == 1:
+            raise RuntimeError("first attempt fails")
+        return "ok"
+
+    assert tool_call(ctx("archive"), flaky_body, SHAPE) == "ok"
+    assert answers == [False, False] and len(pres) == 1
