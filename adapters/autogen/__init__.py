@@ -50,7 +50,8 @@ from typing import ClassVar
 from hookport.adapters._base import Adapter, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
 
-from hookport.adapters.autogen import _models, _runs, _tools
+from hookport.adapters._versions import installed_version, release
+from hookport.adapters.autogen import _body, _models, _runs, _runtime, _tools
 
 __all__ = ["AutoGenAdapter"]
 
@@ -63,6 +64,8 @@ _TOOL = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
 _AGENT = "autogen_agentchat.agents._base_chat_agent"
 _TEAM = "autogen_agentchat.teams._group_chat._base_group_chat"
 _ASSISTANT = "autogen_agentchat.agents._assistant_agent"
+_TOOL_BASE = "autogen_core.tools._base"
+_SEQUENTIAL = "autogen_agentchat.teams._group_chat._sequential_routed_agent"
 
 
 class AutoGenAdapter(Adapter):
@@ -89,4 +92,15 @@ class AutoGenAdapter(Adapter):
             Target(_ASSISTANT, "AssistantAgent._reflect_on_tool_use_flow", _models.reflect_on_tool_use, _MODEL,
                    "astream"),
             Target(_ASSISTANT, "AssistantAgent._execute_tool_call", _tools.execute_tool_call, _TOOL, "async"),
+            Target(_SEQUENTIAL, "SequentialRoutedAgent.on_message_impl", _runtime.on_message_impl, _BOUNDARY,
+                   "async"),
+            Target(_TOOL_BASE, "BaseTool.run_json", _body.run_json, _TOOL, "async"),
+            *self._stream_tools(),
         )
+
+    def _stream_tools(self) -> tuple[Target, ...]:
+        """``BaseStreamTool`` (agents and teams as tools, streamed) exists from autogen-core 0.6."""
+        version = installed_version("autogen-core")
+        if version is None or release(version) < (0, 6, 0):
+            return ()
+        return (Target(_TOOL_BASE, "BaseStreamTool.run_json_stream", _body.run_json_stream, _TOOL, "astream"),)
