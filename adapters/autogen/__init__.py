@@ -34,12 +34,22 @@ A refused tool call gives the model ``FunctionExecutionResult(content="Error:
 Tool call <name> was refused: <reason>", is_error=True)``, AutoGen's own shape
 for a failed tool; its body never runs and nothing retries it.
 
+The second line of defence (`_body`): the tool classes' own execution methods,
+``BaseTool.run_json`` and ``BaseStreamTool.run_json_stream`` (0.6+), which every
+path to a tool's code takes (workbenches, handoffs, agents and teams as tools,
+autogen-core's ``ToolAgent``, app code); the body claims the call site's decision,
+or dispatches PRE_TOOL_CALL itself where no call site decided.
+
+A team on a runtime the app started (``rt.start()``, then ``runtime=rt``) carries
+the context of its ``run_stream`` caller into the runtime's handler tasks
+(`_runtime`), so a ``scoped_hooks()`` block opened around ``team.run`` holds there.
+
 Not covered: model requests AutoGen makes outside ``AssistantAgent`` (the
 speaker selection of ``SelectorGroupChat``, ``SocietyOfMindAgent``'s summary,
-the MagenticOne orchestrator, a direct ``client.create``), tool calls outside
-an agent (``workbench.call_tool``, ``tool.run_json``, a tool's raw function),
-and agents that are not ``AssistantAgent`` (their runs are executions, their
-model and tool calls are their own code).
+the MagenticOne orchestrator, a direct ``client.create``), direct calls of a
+tool's raw function, functions a code executor copies into generated code's
+process, and agents that are not ``AssistantAgent`` (their runs are executions,
+their model calls are their own code; their tools' bodies are guarded).
 """
 
 from __future__ import annotations

@@ -76,15 +76,6 @@ class _ExecutionShape(ToolShape[Any]):
         return self._result(text, True)
 
 
-def body_name(workbench: Any, name: str) -> str:
-    """The name the tool object has, behind a workbench's ``tool_overrides`` rename (0.6+)."""
-    for bench in workbench if isinstance(workbench, (list, tuple)) else (workbench,):
-        original = getattr(bench, "_override_name_to_original", None)
-        if isinstance(original, dict) and name in original:
-            return str(original[name])
-    return name
-
-
 async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
     call = kwargs["tool_call"]
     state = current_turn.get()
@@ -95,8 +86,9 @@ async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
     shape = _ExecutionShape(call)
 
     async def run(c: ToolCallHookContext) -> Any:
-        # each run (a wrap hook may make several) is decided under the name the tool's body knows
-        with decided(body_name(kwargs.get("workbench"), c.tool_name), FRAMEWORK, c.tool_input):
+        # each run (a wrap hook may make several) is a decision the tool's body claims; behind a
+        # workbench's ``tool_overrides`` rename the body knows another name and dispatches it too
+        with decided(c.tool_name, FRAMEWORK, c.tool_input):
             if c.tool_input == original:
                 return await wrapped(**kwargs)
             edited = dataclasses.replace(call, arguments=json.dumps(c.tool_input, default=str))
