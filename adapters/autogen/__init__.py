@@ -61,7 +61,7 @@ from hookport.adapters._base import Adapter, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
 
 from hookport.adapters._versions import installed_version, release
-from hookport.adapters.autogen import _body, _models, _runs, _runtime, _tools
+from hookport.adapters.autogen import _body, _executors, _models, _runs, _runtime, _tools
 
 __all__ = ["AutoGenAdapter"]
 
@@ -106,6 +106,11 @@ class AutoGenAdapter(Adapter):
                    "async"),
             Target(_TOOL_BASE, "BaseTool.run_json", _body.run_json, _TOOL, "async"),
             *self._stream_tools(),
+            Target("autogen_ext.code_executors.local", "LocalCommandLineCodeExecutor.execute_code_blocks",
+                   _executors.execute_code_blocks, _TOOL, "async", distribution="autogen-ext"),
+            Target("autogen_ext.code_executors.docker._docker_code_executor",
+                   "DockerCommandLineCodeExecutor.execute_code_blocks", _executors.execute_code_blocks, _TOOL,
+                   "async", distribution="docker"),
         )
 
     def _stream_tools(self) -> tuple[Target, ...]:

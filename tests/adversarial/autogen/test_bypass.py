@@ -464,3 +464,62 @@ def test_body_guard_once_per_call(deny: bool) -> None:
     asyncio.run(agent("alpha", PURGE, runs).run(task="go"))
     assert seen == ["purge_records"]
     assert purges(runs) == (0 if deny else 1)
+
+
+# -- functions a code executor offers to generated code -------------------------------------------------------------------
+
+
+def purge_records(table: str) -> str:
+    """Delete every record of a table (runs in the code executor's process: it leaves a line per run)."""
+    with open("purged.log", "a") as log:
+        log.write(table + "\n")
+    return "purged " + table
+
+
+CODE_FORMS = {
+    "from-import": "from functions import purge_records\nprint(purge_records('users'))",
+    "module-attribute": "import functions\nprint(functions.purge_records(table='users'))",
+    "aliased": "from functions import purge_records as wipe\nprint(wipe('users'))",
+    "getattr": "import functions\nprint(getattr(functions, 'purge_records')('users'))",
+}
+
+
+def _executed(work_dir: Any) -> list[str]:
+    log = work_dir / "purged.log"
+    return log.read_text().split() if log.exists() else []
+
+
+@pytest.mark.parametrize("form", list(CODE_FORMS))
+@pytest.mark.parametrize("deny", DENY)
+def test_a_code_executors_function_used_by_generated_code(form: str, deny: bool, tmp_path: Any) -> None:
+    """``PythonCodeExecutionTool(LocalCommandLineCodeExecutor(functions=[purge_records]))`` in an agent's run."""
+    from autogen_ext.code_executors.local import LocalCommandLineCodeExecutor
+    from autogen_ext.tools.code_execution import PythonCodeExecutionTool
+
+    if deny:
+        deny_purge()
+    executor = LocalCommandLineCodeExecutor(work_dir=tmp_path, functions=[purge_records])
+    requests: list[Any] = []
+    worker = agent_with("alpha", [Turn.call("CodeExecutor", code=CODE_FORMS[form]), Turn.final("done")], requests,
+                        tools=[PythonCodeExecutionTool(executor)])
+    asyncio.run(worker.run(task="go"))
+    assert _executed(tmp_path) == ([] if deny else ["users"])
+    assert (REFUSED in json.dumps(requests[-1])) is deny
+
+
+def test_a_code_executors_function_sees_the_literal_arguments(tmp_path: Any) -> None:
+    """An argument-based deny: the secret table is refused, the public one is not (two executions)."""
+    from autogen_core.code_executor import CodeBlock
+    from autogen_ext.code_executors.local import LocalCommandLineCodeExecutor
+
+    register_hook(P.PRE_TOOL_CALL, _no_secret, tools=["purge_records"])
+    executor = LocalCommandLineCodeExecutor(work_dir=tmp_path, functions=[purge_records])
+
+    async def main() -> list[Any]:
+        return [await executor.execute_code_blocks(
+            [CodeBlock(code=f"from functions import purge_records\npurge_records({table!r})", language="python")],
+            CancellationToken()) for table in ("public", "secret")]
+
+    public, secret = asyncio.run(main())
+    assert _executed(tmp_path) == ["public"]
+    assert public.exit_code == 0 and secret.exit_code == 1 and "secret table is protected" in secret.output
