@@ -73,14 +73,10 @@ def _edited(args: Args, kwargs: Kwargs, given: dict[str, Any], ctx: ToolCallHook
     return args, {**kwargs, "args": dict(ctx.tool_input)}
 
 
-def _decide(instance: Any, args: Args, kwargs: Kwargs) -> bool:
-    given = args[0] if args else kwargs.get("args")
-    return body_must_decide(getattr(instance, "name", None), LAYER, given if type(given) is dict else None)
-
-
 def run_json(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
-    """``BaseTool.run_json(args, cancellation_token, call_id=None)``."""
-    if not _decide(instance, args, kwargs):
+    """``BaseTool.run_json(args, cancellation_token, call_id=None)``: idle, two lookups."""
+    given = args[0] if args else kwargs.get("args")
+    if not body_must_decide(instance.name, LAYER, given if type(given) is dict else None):
         return wrapped(*args, **kwargs)
     return _guarded(wrapped, instance, args, kwargs)
 
@@ -97,7 +93,8 @@ async def _guarded(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> A
 
 def run_json_stream(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``BaseStreamTool.run_json_stream(args, cancellation_token, call_id=None)`` (an async generator)."""
-    if not _decide(instance, args, kwargs):
+    given = args[0] if args else kwargs.get("args")
+    if not body_must_decide(instance.name, LAYER, given if type(given) is dict else None):
         return wrapped(*args, **kwargs)
     return _guarded_stream(wrapped, instance, args, kwargs)
 
