@@ -523,3 +523,26 @@ def test_a_code_executors_function_sees_the_literal_arguments(tmp_path: Any) -> 
     public, secret = asyncio.run(main())
     assert _executed(tmp_path) == ["public"]
     assert public.exit_code == 0 and secret.exit_code == 1 and "secret table is protected" in secret.output
+
+
+@pytest.mark.parametrize("deny", DENY)
+def test_body_guard_on_a_streamed_tool_run_by_a_tool_body(deny: bool) -> None:
+    """``AgentTool.run_json_stream`` (0.6+) called by a tool's body: no call site sees it."""
+    try:
+        from autogen_agentchat.tools import AgentTool
+    except ImportError:
+        pytest.skip("AgentTool arrived in autogen-agentchat 0.6")
+    runs: Runs = []
+    sub = agent("purge_records", [Turn.call("add_numbers", a=1, b=2), Turn.final("sub done")], runs)
+
+    async def housekeeping() -> str:
+        items = [item async for item in AgentTool(sub).run_json_stream({"task": "purge"}, CancellationToken())]
+        return str(items[-1])
+
+    if deny:
+        deny_purge()
+    requests: list[Any] = []
+    asyncio.run(agent_with("alpha", [Turn.call("housekeeping"), Turn.final("done")], requests,
+                           tools=[FunctionTool(housekeeping, "Tidy up.")]).run(task="go"))
+    assert len([r for r in runs if r[0] == "add_numbers"]) == (0 if deny else 1)
+    assert (REFUSED in json.dumps(requests[-1])) is deny
