@@ -381,3 +381,32 @@ def test_body_guard_once_per_call(deny: bool) -> None:
     asyncio.run(build_agent("alpha", PURGE, [], runs).run("go"))
     assert seen == ["purge_records"]
     assert purges(runs) == (0 if deny else 1)
+
+
+@pytest.mark.parametrize("deny", DENY)
+def test_a_tool_the_user_approved(deny: bool) -> None:
+    """``approval_mode="always_require"``: the run asks, the app approves, the next run executes the call."""
+    from agent_framework import Message
+
+    runs: list[tuple[str, dict[str, Any]]] = []
+
+    @tool(approval_mode="always_require")
+    def purge_records(table: str) -> str:
+        """Delete every record of a table."""
+        runs.append(("purge_records", {"table": table}))
+        return "purged"
+
+    worker = agent_with([purge_records], [*PURGE, Turn.final("done")])
+
+    async def main() -> None:
+        session = worker.create_session() if hasattr(worker, "create_session") else worker.get_new_thread()
+        first = await worker.run("go", session=session)
+        requests = first.user_input_requests
+        assert requests, "the framework asked for no approval"
+        if deny:
+            deny_purge()
+        answer = Message(role="user", contents=[r.to_function_approval_response(True) for r in requests])
+        await worker.run(answer, session=session)
+
+    asyncio.run(main())
+    assert purges(runs) == (0 if deny else 1)
