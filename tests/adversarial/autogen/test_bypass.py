@@ -294,8 +294,13 @@ def test_concurrent_runs_with_a_scoped_deny_in_one(deny: bool) -> None:
 # -- registration timing and install order ------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("shape", ["one-turn", "next-turn"])
 @pytest.mark.parametrize("deny", DENY)
-def test_kill_switch_tool_registers_the_deny_mid_run(deny: bool) -> None:
+def test_kill_switch_tool_registers_the_deny_mid_run(deny: bool, shape: str) -> None:
+    """A tool's body registers the deny; the purge asked for later in the same run is refused:
+    in the same turn's tool loop (0.6+), or in the agent's next turn of a team."""
+    if shape == "one-turn" and not HAS_TOOL_LOOP:
+        pytest.skip("autogen-agentchat 0.5 runs one round of tool calls per turn (see next-turn)")
     runs: Runs = []
 
     def kill_switch() -> str:
@@ -304,15 +309,17 @@ def test_kill_switch_tool_registers_the_deny_mid_run(deny: bool) -> None:
             deny_purge()
         return "armed"
 
-    script = [Turn.call("kill_switch"), Turn.call("purge_records", table="users"), Turn.final("done")]
-    if not HAS_TOOL_LOOP:  # 0.5: one round of tool calls per turn
-        script = [Turn(tool_calls=[Turn.call("kill_switch").tool_calls[0]]), Turn.final("done")]
     requests: list[Any] = []
     tools = [FunctionTool(kill_switch, "Stop all purges."), *counting_tools(runs)]
-    asyncio.run(agent_with("alpha", script, requests, tools=tools).run(task="go"))
-    if HAS_TOOL_LOOP:
-        assert purges(runs) == (0 if deny else 1)
-        assert (REFUSED in json.dumps(requests[-1])) is deny
+    if shape == "one-turn":
+        script = [Turn.call("kill_switch"), Turn.call("purge_records", table="users"), Turn.final("done")]
+        asyncio.run(agent_with("alpha", script, requests, tools=tools).run(task="go"))
+    else:
+        script = [Turn.call("kill_switch"), Turn.final("armed"), *PURGE]
+        worker = agent_with("alpha", script, requests, tools=tools)
+        asyncio.run(RoundRobinGroupChat([worker], max_turns=2).run(task="go"))
+    assert purges(runs) == (0 if deny else 1)
+    assert (REFUSED in json.dumps(requests[-1])) is deny
 
 
 @pytest.mark.parametrize("deny", DENY)
