@@ -11,7 +11,7 @@ Where each point fires:
 | AGENT_TURN_START / AGENT_TURN_END ``kind="agent_turn"`` | every ``Agent.run`` (nested agents too), named by the agent's ``name`` |
 | PRE_STEP / POST_STEP ``kind="tool_loop"`` | each iteration of the tool loop: a model request and the tool calls it asked for |
 | PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | hookport's ``ChatMiddleware``, per model request of any chat client built on ``ChatMiddlewareLayer`` |
-| PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | hookport's ``FunctionMiddleware``, per call the tool loop runs (function tools, MCP tools, parallel calls) |
+| PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | hookport's ``FunctionMiddleware``, per call the tool loop runs (function tools, MCP tools, parallel calls); the tool body ``FunctionTool.invoke`` for any call no call site decided (`_body`) |
 
 Native or patched, and why. Agent Framework's middleware (``ChatMiddleware``,
 ``FunctionMiddleware``; ``agent_framework._middleware``) can proceed
@@ -19,7 +19,10 @@ Native or patched, and why. Agent Framework's middleware (``ChatMiddleware``,
 (``context.result``) and abort (raise), with the same shape from 1.0 to 1.23, so
 model and tool points join it: hookport appends one middleware of each kind to
 the pipeline each client assembles (``ChatMiddlewareLayer._get_chat_middleware_pipeline``,
-``FunctionInvocationLayer._get_function_middleware_pipeline``). That covers every
+``FunctionInvocationLayer._get_function_middleware_pipeline``); the function
+middleware joins whenever the adapter is installed, since a response's tool
+pipeline is built before its tool loop and a deny registered during the run must
+find it (idle, it returns at once). That covers every
 agent, agents built before ``install()``, and direct ``client.get_response`` calls.
 hookport's middleware comes last, so it runs right around the real request or
 tool body, after the agent's middleware and then the run's (``Agent(middleware=...)``,
@@ -53,6 +56,7 @@ from hookport.adapters._base import Adapter, InstallReport, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport import registry
 from hookport.registry import has_hooks
+from hookport.decisions import body_layer, body_must_decide
 
 from hookport.adapters.agent_framework._layers import ClientLayersError
 from hookport.adapters.agent_framework._state import ACTIVE, buffered_streaming, set_stream_mode, stream_mode
@@ -67,6 +71,7 @@ _RUN = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END,
 MODEL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL, P.PRE_STEP, P.POST_STEP)
 TOOL_POINTS = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
 NATIVE_POINTS = (*MODEL_POINTS, *TOOL_POINTS)
+BODY_LAYER = body_layer("agent-framework")
 
 
 def _agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -77,13 +82,25 @@ def _agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[
     return agent_run(wrapped, instance, args, kwargs)
 
 
-def _with_ours(points: tuple[Any, ...], middleware_name: str) -> Any:
+def _tool_invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``FunctionTool.invoke``, the tool body's second line of defence (`_body`): idle, two lookups."""
+    given = kwargs.get("arguments")
+    if not body_must_decide(getattr(instance, "name", None), BODY_LAYER, given if type(given) is dict else None):
+        return wrapped(*args, **kwargs)
+    from hookport.adapters.agent_framework._body import guarded
+
+    return guarded(wrapped, instance, args, kwargs)
+
+
+def _with_ours(points: tuple[Any, ...], middleware_name: str, always: bool = False) -> Any:
     """A wrapper for a client's ``_get_*_middleware_pipeline(middleware)``: hookport's
-    middleware joins the list last while a hook for its points is registered."""
+    middleware joins the list last while a hook for its points is registered, or, with
+    `always`, whenever the adapter is installed (the tool pipeline is built once per
+    response, before the tool loop: a deny registered during the run must find it there)."""
 
     def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if not ACTIVE.on or not registry._global and not registry._open_scopes \
-                or not any(has_hooks(p) for p in points):
+        if not ACTIVE.on or not always and (not registry._global and not registry._open_scopes
+                                            or not any(has_hooks(p) for p in points)):
             return wrapped(*args, **kwargs)
         from hookport.adapters.agent_framework import _middleware
 
@@ -115,7 +132,8 @@ class AgentFrameworkAdapter(Adapter):
             Target(_MIDDLEWARE, "ChatMiddlewareLayer._get_chat_middleware_pipeline",
                    _with_ours(MODEL_POINTS, "CHAT_MIDDLEWARE"), MODEL_POINTS, "sync"),
             Target(_TOOLS, "FunctionInvocationLayer._get_function_middleware_pipeline",
-                   _with_ours(TOOL_POINTS, "FUNCTION_MIDDLEWARE"), TOOL_POINTS, "sync"),
+                   _with_ours(TOOL_POINTS, "FUNCTION_MIDDLEWARE", always=True), TOOL_POINTS, "sync"),
+            Target(_TOOLS, "FunctionTool.invoke", _tool_invoke, TOOL_POINTS, "async"),
         )
 
     def activate(self, report: InstallReport) -> None:

@@ -15,6 +15,7 @@ from agent_framework import ChatMiddleware, FunctionMiddleware
 
 from hookport.boundary import apost_step, apre_step
 from hookport.calls import ResponseShape, ToolShape, amodel_call, atool_call, model_hooks_active, tool_hooks_active
+from hookport.decisions import decided
 from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext, ToolCallHookContext
 from hookport.dispatch import adispatch
 from hookport.errors import HookAborted
@@ -183,7 +184,7 @@ class HookportFunctionMiddleware(FunctionMiddleware):
             return
         run = current_run.get()
         arguments = context.arguments
-        tool_input = dict(arguments) if isinstance(arguments, dict) else _as_dict(arguments)
+        tool_input = dict(arguments) if isinstance(arguments, dict) else as_dict(arguments)
         ctx = ToolCallHookContext(context.function.name, dict(tool_input), context.function,
                                   tool_call_id=(context.metadata or {}).get("call_id"),
                                   agent=run.agent if run else None, agent_role=run.name if run else None,
@@ -192,7 +193,8 @@ class HookportFunctionMiddleware(FunctionMiddleware):
         async def run_tool(c: ToolCallHookContext) -> Any:
             if c.tool_input != tool_input:
                 context.arguments = _arguments_like(arguments, c.tool_input)
-            await call_next()
+            with decided(c.tool_name, FRAMEWORK, c.tool_input):  # each run a wrap hook makes is decided
+                await call_next()
             return context.result
 
         try:
@@ -201,7 +203,7 @@ class HookportFunctionMiddleware(FunctionMiddleware):
             raise AbortEscape(aborted) from None
 
 
-def _as_dict(arguments: Any) -> dict[str, Any]:
+def as_dict(arguments: Any) -> dict[str, Any]:
     if arguments is None:
         return {}
     dump = getattr(arguments, "model_dump", None)

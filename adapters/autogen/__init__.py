@@ -34,12 +34,22 @@ A refused tool call gives the model ``FunctionExecutionResult(content="Error:
 Tool call <name> was refused: <reason>", is_error=True)``, AutoGen's own shape
 for a failed tool; its body never runs and nothing retries it.
 
+The second line of defence (`_body`): the tool classes' own execution methods,
+``BaseTool.run_json`` and ``BaseStreamTool.run_json_stream`` (0.6+), which every
+path to a tool's code takes (workbenches, handoffs, agents and teams as tools,
+autogen-core's ``ToolAgent``, app code); the body claims the call site's decision,
+or dispatches PRE_TOOL_CALL itself where no call site decided.
+
+A team on a runtime the app started (``rt.start()``, then ``runtime=rt``) carries
+the context of its ``run_stream`` caller into the runtime's handler tasks
+(`_runtime`), so a ``scoped_hooks()`` block opened around ``team.run`` holds there.
+
 Not covered: model requests AutoGen makes outside ``AssistantAgent`` (the
 speaker selection of ``SelectorGroupChat``, ``SocietyOfMindAgent``'s summary,
-the MagenticOne orchestrator, a direct ``client.create``), tool calls outside
-an agent (``workbench.call_tool``, ``tool.run_json``, a tool's raw function),
-and agents that are not ``AssistantAgent`` (their runs are executions, their
-model and tool calls are their own code).
+the MagenticOne orchestrator, a direct ``client.create``), direct calls of a
+tool's raw function, functions a code executor copies into generated code's
+process, and agents that are not ``AssistantAgent`` (their runs are executions,
+their model calls are their own code; their tools' bodies are guarded).
 """
 
 from __future__ import annotations
@@ -50,7 +60,8 @@ from typing import ClassVar
 from hookport.adapters._base import Adapter, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
 
-from hookport.adapters.autogen import _models, _runs, _tools
+from hookport.adapters._versions import installed_version, release
+from hookport.adapters.autogen import _body, _executors, _models, _runs, _runtime, _tools
 
 __all__ = ["AutoGenAdapter"]
 
@@ -63,6 +74,8 @@ _TOOL = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
 _AGENT = "autogen_agentchat.agents._base_chat_agent"
 _TEAM = "autogen_agentchat.teams._group_chat._base_group_chat"
 _ASSISTANT = "autogen_agentchat.agents._assistant_agent"
+_TOOL_BASE = "autogen_core.tools._base"
+_SEQUENTIAL = "autogen_agentchat.teams._group_chat._sequential_routed_agent"
 
 
 class AutoGenAdapter(Adapter):
@@ -89,4 +102,20 @@ class AutoGenAdapter(Adapter):
             Target(_ASSISTANT, "AssistantAgent._reflect_on_tool_use_flow", _models.reflect_on_tool_use, _MODEL,
                    "astream"),
             Target(_ASSISTANT, "AssistantAgent._execute_tool_call", _tools.execute_tool_call, _TOOL, "async"),
+            Target(_SEQUENTIAL, "SequentialRoutedAgent.on_message_impl", _runtime.on_message_impl, _BOUNDARY,
+                   "async"),
+            Target(_TOOL_BASE, "BaseTool.run_json", _body.run_json, _TOOL, "async"),
+            *self._stream_tools(),
+            Target("autogen_ext.code_executors.local", "LocalCommandLineCodeExecutor.execute_code_blocks",
+                   _executors.execute_code_blocks, _TOOL, "async", distribution="autogen-ext"),
+            Target("autogen_ext.code_executors.docker._docker_code_executor",
+                   "DockerCommandLineCodeExecutor.execute_code_blocks", _executors.execute_code_blocks, _TOOL,
+                   "async", distribution="docker"),
         )
+
+    def _stream_tools(self) -> tuple[Target, ...]:
+        """``BaseStreamTool`` (agents and teams as tools, streamed) exists from autogen-core 0.6."""
+        version = installed_version("autogen-core")
+        if version is None or release(version) < (0, 6, 0):
+            return ()
+        return (Target(_TOOL_BASE, "BaseStreamTool.run_json_stream", _body.run_json_stream, _TOOL, "astream"),)

@@ -29,6 +29,7 @@ from hookport.registry import has_hooks
 
 from hookport.adapters.autogen._state import FRAMEWORK, RunScope, TurnState, in_scope, inside, note_abort, surfaced
 from hookport.errors import HookAborted
+from hookport.adapters.autogen._runtime import carrying
 from hookport.adapters.autogen._steps import close_step
 
 Args = tuple[Any, ...]
@@ -183,10 +184,11 @@ async def _stream(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> As
 
 
 def run_stream_entry(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
-    """``BaseChatAgent.run_stream`` / ``BaseGroupChat.run_stream`` (keyword-only)."""
+    """``BaseChatAgent.run_stream`` / ``BaseGroupChat.run_stream`` (keyword-only); a team on an
+    outside runtime carries its caller's context into the runtime (`_runtime`)."""
     if not _anything_registered():
         return wrapped(*args, **kwargs)
-    return _stream(wrapped, instance, args, kwargs)
+    return _stream(carrying(instance, wrapped), instance, args, kwargs)
 
 
 # -- agent turns ------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from typing import Any
 
 from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
 from hookport.contexts import ToolCallHookContext
+from hookport.decisions import decided
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
 
@@ -85,11 +86,14 @@ async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
     shape = _ExecutionShape(call)
 
     async def run(c: ToolCallHookContext) -> Any:
-        if c.tool_input == original:
-            return await wrapped(**kwargs)
-        edited = dataclasses.replace(call, arguments=json.dumps(c.tool_input, default=str))
-        found, result = await wrapped(**{**kwargs, "tool_call": edited})
-        return call, result
+        # each run (a wrap hook may make several) is a decision the tool's body claims; behind a
+        # workbench's ``tool_overrides`` rename the body knows another name and dispatches it too
+        with decided(c.tool_name, FRAMEWORK, c.tool_input):
+            if c.tool_input == original:
+                return await wrapped(**kwargs)
+            edited = dataclasses.replace(call, arguments=json.dumps(c.tool_input, default=str))
+            found, result = await wrapped(**{**kwargs, "tool_call": edited})
+            return call, result
 
     try:
         if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):

@@ -213,6 +213,33 @@ class AgentFrameworkHarness(Harness):
 
         return run_coroutine(ask())
 
+    def run_nested(self, outer_args: dict[str, Any], inner_args: dict[str, Any], *,
+                   agent: str = "alpha") -> RunResult:
+        """The outer ``purge_records`` runs a sub-agent (an agent used as a tool) whose own
+        ``purge_records`` is called by its scripted model with `inner_args`."""
+        requests: list[list[dict[str, Any]]] = []
+        tool_runs: list[tuple[str, dict[str, Any]]] = []
+        self.tool_runs = tool_runs
+        sub = build_agent("records", [Turn.call("purge_records", **inner_args), Turn.final("sub done")],
+                          requests, tool_runs)
+
+        @tool(name="purge_records")
+        async def outer_purge(table: str) -> str:
+            """Delete every record of a table (through the records agent)."""
+            tool_runs.append(("outer:purge_records", {"table": table}))
+            return (await sub.run(f"purge {inner_args}")).text
+
+        client = ScriptedChatClient(number_tool_calls([Turn.call("purge_records", **outer_args),
+                                                       Turn.final("done")]), requests)
+        worker = Agent(client, name=agent, instructions=INSTRUCTIONS, tools=[outer_purge])
+        output: Any = None
+        error: BaseException | None = None
+        try:
+            output = asyncio.run(worker.run("Purge the table."))
+        except Exception as caught:  # noqa: BLE001 - the scenario inspects it
+            error = caught
+        return RunResult(output=output_text(output), error=error, model_inputs=requests, tool_runs=tool_runs)
+
     def run_tool_directly(self, name: str, args: dict[str, Any]) -> str:
         runs = self.tool_runs if self.tool_runs is not None else []
         found = {t.name: t for t in counting_tools(runs)}[name]

@@ -209,6 +209,29 @@ class AutoGenHarness(Harness):
 
         return run_coroutine(ask())
 
+    def run_nested(self, outer_args: dict[str, Any], inner_args: dict[str, Any], *,
+                   agent: str = "alpha") -> RunResult:
+        """The outer ``purge_records`` runs a sub-agent (``records``) whose own ``purge_records``
+        its scripted model calls with `inner_args`."""
+        requests: list[list[dict[str, Any]]] = []
+        tool_runs: list[tuple[str, dict[str, Any]]] = []
+        self.tool_runs = tool_runs
+        sub = build_agent("records", self._client([Turn.call("purge_records", **inner_args), Turn.final("sub done")],
+                                                  requests), tool_runs)
+
+        async def purge_records(table: str) -> str:
+            """Delete every record of a table (through the records agent)."""
+            tool_runs.append(("outer:purge_records", {"table": table}))
+            return str(output_text(await sub.run(task=f"purge {inner_args}")))
+
+        client = self._client([Turn.call("purge_records", **outer_args), Turn.final("done")], requests)
+        options: dict[str, Any] = {"max_tool_iterations": 10} if HAS_TOOL_LOOP else {}
+        worker = AssistantAgent(agent, model_client=client, system_message=INSTRUCTIONS, reflect_on_tool_use=True,
+                                tools=[FunctionTool(purge_records, description="Delete every record of a table.")],
+                                **options)
+        output, error = run_entry(worker, "sync", "Purge the table.")
+        return RunResult(output=output_text(output), error=error, model_inputs=requests, tool_runs=tool_runs)
+
     def run_tool_directly(self, name: str, args: dict[str, Any]) -> str:
         runs = self.tool_runs if self.tool_runs is not None else []
         workbench = StaticWorkbench(counting_tools(runs))
