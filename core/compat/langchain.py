@@ -556,7 +556,15 @@ def _hooks_of(middlewares: Sequence[Any], skip_unsupported: bool) -> tuple[list[
         for point, hook in item.hooks():
             (backward if point in (P.POST_MODEL_CALL, W.AGENT_TURN_END) else forward).append((point, hook))
         forward.extend(item.tool_limit_hooks())
+    if made:  # per-run state (run_* counters) is kept per execution: make every adapter open one
+        forward.append((P.EXECUTION_START, _runs_are_executions))
     return forward + list(reversed(backward)), skipped
+
+
+def _runs_are_executions(ctx: Any) -> None:
+    """A no-op boundary hook. Adapters open an execution for a run only while a boundary hook
+    exists; the middleware's per-run state (``run_limit`` counts) is keyed by that execution,
+    so LangChain's "per invocation" holds on every framework."""
 
 
 class MiddlewareHandle:

@@ -259,13 +259,13 @@ def test_middleware__wrap_model_call_reads_the_handlers_answer(harness: Harness)
 def test_middleware__model_call_run_limit_counts_per_run(harness: Harness) -> None:
     """`run_limit` is per invocation in LangChain: a second run starts from zero."""
     require(harness, "middleware__model_call_run_limit_counts_per_run")
-    make = lambda: ModelCallLimitMiddleware(run_limit=2, exit_behavior="end")  # noqa: E731
     script = tool_then_answer()
-    use_middleware(make())
+    calls = harness.expected_model_calls(script)  # the calls one run makes: exactly at the limit
+    use_middleware(ModelCallLimitMiddleware(run_limit=calls, exit_behavior="end"))
     for attempt in (1, 2):
         result = harness.run(number_script(script))
         result.raise_error()
-        assert len(result.model_inputs) == 2, f"run {attempt} made {len(result.model_inputs)} model calls"
+        assert len(result.model_inputs) == calls, f"run {attempt} made {len(result.model_inputs)} model calls"
         assert result.output is not None and "limit" not in result.output.lower(), f"run {attempt}: {result.output}"
 
 

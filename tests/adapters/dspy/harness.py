@@ -192,6 +192,8 @@ class DSPyHarness(Harness):
         "wrap__fallback_answers_when_the_model_fails": _FREE_TEXT,
         "middleware__model_call_limit_ends_the_run": _FREE_TEXT,
         "middleware__tool_call_limit_end_stops_the_run_as_create_agent_does": _FREE_TEXT,
+        "middleware__wrap_model_call_reads_the_handlers_answer": "it appends to the whole model text, after "
+        "DSPy's [[ ## completed ## ]] marker; DSPy's adapters read only the fields before it",
         "middleware__user_decorators_before_after_wrap": "its after_model hook upper-cases the whole model text; "
         "DSPy's adapters then cannot find their (lower-case) field markers and the request fails to parse",
     }
