@@ -56,7 +56,10 @@ class Policy:
         """Register every compiled hook (appended to the global chains, after existing hooks)."""
         if not self.registered:
             for compiled in self.hooks:
-                register_hook(compiled.point, compiled.hook, tools=compiled.tools)
+                register_hook(
+                    compiled.point, compiled.hook, tools=compiled.tools,
+                    timeout=compiled.timeout, on_error=compiled.on_error,
+                )
             self.registered = True
         return self
 
@@ -108,7 +111,19 @@ def describe(error: Any, lines: dict[tuple[object, ...], int]) -> str:
     message = str(error["msg"]).removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":
         message = f"unknown key {location[-1]!r}"
+    elif str(error["type"]).endswith("_type") and "input" in error:
+        message = f"{message}, got {toml_value(error['input'])}"
     return f"line {line if line is not None else '?'}: {where or 'the file'}: {message}"
+
+
+TOML_KINDS = {bool: "a boolean", int: "an integer", float: "a float", str: "a string", list: "an array", dict: "a table"}
+
+
+def toml_value(value: Any) -> str:
+    """``'20' (a string)``: what the file holds, in TOML's words (strict validation converts nothing)."""
+    kind = TOML_KINDS.get(type(value), type(value).__name__)
+    shown = repr(value).lower() if isinstance(value, bool) else repr(value)
+    return f"{shown} ({kind})" if len(shown) <= 60 else kind
 
 
 LIMITS = (

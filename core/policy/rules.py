@@ -4,6 +4,10 @@ Each hook is a `PolicyHook` named after its rule's place in the file
 (``policy.toml:4:deny[0]``), so `get_hooks` lists it under that name and a
 refusal's `HookAborted.source` (hence the telemetry's ``abort_source``) says
 which file and rule refused.
+
+Every hook is registered fail-closed (``on_error="closed"``): a rule that
+raises or runs past a timeout refuses, whatever the process-wide default
+(``HOOKPORT_ON_ERROR``, ``HOOKPORT_STRICT``, ``HOOKPORT_HOOK_TIMEOUT``).
 """
 
 from __future__ import annotations
@@ -13,11 +17,12 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from hookport.boundary import current_execution
 from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
+from hookport.policy.approval import Approver
 from hookport.policy.schema import AllowRule, ApprovalRule, DenyRule, RedactRule
 from hookport.registry import sanitize_tool_name
 
@@ -39,11 +44,14 @@ class PolicyHook:
 
 @dataclass(frozen=True)
 class CompiledHook:
-    """One registration: the point, the hook, and the tools it is limited to (None = all)."""
+    """One registration: the point, the hook, the tools it is limited to (None = all), its own
+    timeout (None = the process default) and failure policy (a policy's rules fail closed)."""
 
     point: InterceptionPoint
     hook: PolicyHook
     tools: tuple[str, ...] | None = None
+    timeout: float | None = None
+    on_error: Literal["open", "closed"] = "closed"
 
 
 def deny(rule: DenyRule, source: str) -> list[CompiledHook]:
@@ -78,6 +86,13 @@ def redact(rule: RedactRule, source: str) -> list[CompiledHook]:
             return changed_text(pattern, replacement, ctx.tool_result)
 
         hooks.append(CompiledHook(InterceptionPoint.POST_TOOL_CALL, PolicyHook(f"{source}:tool_results", tool_result)))
+    if "tool_args" in rule.in_:
+
+        def tool_args(ctx: Any) -> dict[str, Any] | None:
+            redacted, changed = redact_value(pattern, replacement, ctx.tool_input)
+            return redacted if changed else None
+
+        hooks.append(CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(f"{source}:tool_args", tool_args)))
     if "final_output" in rule.in_:
 
         def final_output(ctx: Any) -> Any:
@@ -161,14 +176,9 @@ def budget(point: InterceptionPoint, limit: int, what: str, source: str) -> list
 
 
 def approval(rule: ApprovalRule, source: str) -> list[CompiledHook]:
-    approve = import_object(rule.hook)
-
-    def ask(ctx: Any) -> None:
-        if approve(ctx) is not True:
-            raise HookAborted(rule.reason, source=f"{source}:{rule.hook}")
-
+    approver = Approver(rule, source, import_object(rule.hook))
     tools = tuple(rule.tools) if rule.tools is not None else None
-    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(source, ask), tools)]
+    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(source, approver), tools, rule.timeout)]
 
 
 def import_object(spec: str) -> Callable[[Any], Any]:

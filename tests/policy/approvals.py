@@ -13,3 +13,41 @@ def approve_small_payments(ctx: Any) -> bool:
 
 
 not_a_function = 42
+
+
+def ask_on_the_console(ctx: Any) -> bool:
+    """The docs' interactive approver; with no terminal (stdin closed) `input()` raises EOFError."""
+    return ctx.request_human_input(f"run {ctx.tool_name}? [y/N]").lower() == "y"
+
+
+async def approve_async(ctx: Any) -> bool:
+    """An ``async def`` approver that really waits before it says yes."""
+    import asyncio
+
+    await asyncio.sleep(0.01)
+    asked.append(ctx.tool_name)
+    return True
+
+
+async def refuse_async(ctx: Any) -> bool:
+    await asyncio_sleep(0.01)
+    return False
+
+
+async def asyncio_sleep(seconds: float) -> None:
+    import asyncio
+
+    await asyncio.sleep(seconds)
+
+
+def slow_yes(ctx: Any) -> bool:
+    """Says yes, but only after the person took 2 seconds (longer than the tests' timeout)."""
+    import time
+
+    time.sleep(2)
+    return True
+
+
+async def slow_yes_async(ctx: Any) -> bool:
+    await asyncio_sleep(2)
+    return True
