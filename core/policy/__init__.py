@@ -74,19 +74,23 @@ class Policy:
         return f"<Policy {self.name!r} from {self.path}: {len(self.hooks)} hooks, {state}>"
 
 
-def load_policy(path: str | Path, *, register: bool = True) -> Policy:
-    """Read, validate and compile the policy at `path`, then register its hooks (unless `register=False`)."""
+def load_policy(path: str | Path, *, register: bool = True, import_hooks: bool = True) -> Policy:
+    """Read, validate and compile the policy at `path`, then register its hooks (unless `register=False`).
+
+    ``import_hooks=False`` checks everything but whether the approval hooks import (the launcher's
+    check: only the program's own interpreter and path can say that), and registers nothing.
+    """
     file = Path(path)
     try:
         text = file.read_text(encoding="utf-8")
     except OSError as error:
         raise PolicyError(str(path), [f"cannot read it: {error.strerror or error}"]) from None
-    policy = parse_policy(text, file)
-    return policy.register() if register else policy
+    policy = parse_policy(text, file, import_hooks=import_hooks)
+    return policy.register() if register and import_hooks else policy
 
 
-def parse_policy(text: str, path: str | Path = "<policy>") -> Policy:
-    """Validate and compile policy text without registering anything."""
+def parse_policy(text: str, path: str | Path = "<policy>", *, import_hooks: bool = True) -> Policy:
+    """Validate and compile policy text without registering anything (see `load_policy` for `import_hooks`)."""
     file = Path(path)
     label = file.name or str(path)
     try:
@@ -98,7 +102,7 @@ def parse_policy(text: str, path: str | Path = "<policy>") -> Policy:
         document = PolicyDocument.model_validate(raw)
     except ValidationError as error:
         raise PolicyError(str(path), [describe(e, lines) for e in error.errors()]) from None
-    hooks, problems = compile_document(document, lines, label)
+    hooks, problems = compile_document(document, lines, label, import_hooks)
     if problems:
         raise PolicyError(str(path), problems)
     return Policy(file, document.policy.name or label, document, hooks)
@@ -133,7 +137,7 @@ LIMITS = (
 
 
 def compile_document(
-    document: PolicyDocument, lines: dict[tuple[object, ...], int], label: str
+    document: PolicyDocument, lines: dict[tuple[object, ...], int], label: str, import_hooks: bool = True
 ) -> tuple[list[CompiledHook], list[str]]:
     """Every rule's hooks, in the order allow, deny, limits, approval, redact; plus the problems found."""
 
@@ -151,7 +155,7 @@ def compile_document(
         limit = getattr(document.limits, key)
         if limit is not None:
             hooks += budget(point, limit, what, source("limits", key))
-    for index, approval_rule in enumerate(document.approval):
+    for index, approval_rule in enumerate(document.approval if import_hooks else ()):
         try:
             hooks += approval(approval_rule, source("approval", index))
         except LookupError as error:  # the named approval hook cannot be imported
