@@ -51,3 +51,20 @@ def slow_yes(ctx: Any) -> bool:
 async def slow_yes_async(ctx: Any) -> bool:
     await asyncio_sleep(2)
     return True
+
+
+class Person:
+    """A person who answers when the test says so; `asking` is set while an approval waits."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.asking = threading.Event()
+        self.answered = threading.Event()
+
+    def __call__(self, ctx: Any) -> bool:
+        self.asking.set()
+        return self.answered.wait(20)
+
+
+person = Person()
