@@ -54,7 +54,7 @@ def test_allow_list_refuses_everything_else() -> None:
 
 def test_redact_model_answers_tool_results_and_final_output() -> None:
     parse_policy(
-        "[[redact]]\npattern = '\\b(?:\\d[ -]?){13,16}\\b'\nreplacement = \"[CARD]\"\n"
+        "[[redact]]\npattern = '\\b\\d(?:[ -]?\\d){12,15}\\b'\nreplacement = \"[CARD]\"\n"
         "[[redact]]\npattern = 'secret'\nignore_case = true\nin = [\"tool_results\"]\n",
         "p.toml",
     ).register()
