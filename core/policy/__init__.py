@@ -14,6 +14,7 @@ registered.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,9 @@ from pydantic import ValidationError
 
 from hookport.points import InterceptionPoint
 from hookport.policy.lines import index_lines, line_of
-from hookport.policy.rules import CompiledHook, allow, approval, budget, deny, redact
+from hookport.policy.rules import CompiledHook, allow, approval, budget, deny, redact, unknown_tools
 from hookport.policy.schema import PolicyDocument
+from hookport.policy.summary import RuleSummary, named_tools, summarize
 from hookport.registry import register_hook, unregister_hook
 
 if sys.version_info >= (3, 11):
@@ -45,12 +47,21 @@ class PolicyError(ValueError):
 class Policy:
     """A loaded policy: its validated document and the hooks compiled from it."""
 
-    def __init__(self, path: Path, name: str, document: PolicyDocument, hooks: list[CompiledHook]) -> None:
+    def __init__(
+        self, path: Path, name: str, document: PolicyDocument, hooks: list[CompiledHook],
+        lines: dict[tuple[object, ...], int] | None = None,
+    ) -> None:
         self.path = path
+        self.lines = lines or {}
         self.name = name
         self.document = document
         self.hooks = hooks
         self.registered = False
+
+    def rules(self) -> list[RuleSummary]:
+        """Each rule with the tools it names, in file order (`hookport doctor --policy` lists them)."""
+        label = self.path.name or str(self.path)
+        return summarize(self.document, source_namer(self.lines, label))
 
     def register(self) -> Policy:
         """Register every compiled hook (appended to the global chains, after existing hooks)."""
@@ -105,7 +116,7 @@ def parse_policy(text: str, path: str | Path = "<policy>", *, import_hooks: bool
     hooks, problems = compile_document(document, lines, label, import_hooks)
     if problems:
         raise PolicyError(str(path), problems)
-    return Policy(file, document.policy.name or label, document, hooks)
+    return Policy(file, document.policy.name or label, document, hooks, lines)
 
 
 def describe(error: Any, lines: dict[tuple[object, ...], int]) -> str:
@@ -136,15 +147,22 @@ LIMITS = (
 )
 
 
-def compile_document(
-    document: PolicyDocument, lines: dict[tuple[object, ...], int], label: str, import_hooks: bool = True
-) -> tuple[list[CompiledHook], list[str]]:
-    """Every rule's hooks, in the order allow, deny, limits, approval, redact; plus the problems found."""
+def source_namer(lines: dict[tuple[object, ...], int], label: str) -> Callable[..., str]:
+    """``source("deny", 0)`` -> ``"policy.toml:4:deny[0]"``: a rule's name in hooks and telemetry."""
 
     def source(*location: object) -> str:
         where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in location).lstrip(".")
         return f"{label}:{line_of(lines, location) or '?'}:{where}"
 
+    return source
+
+
+def compile_document(
+    document: PolicyDocument, lines: dict[tuple[object, ...], int], label: str, import_hooks: bool = True
+) -> tuple[list[CompiledHook], list[str]]:
+    """Every rule's hooks, in the order allow, deny, limits, approval, redact; plus the problems found."""
+
+    source = source_namer(lines, label)
     hooks: list[CompiledHook] = []
     problems: list[str] = []
     if document.allow is not None:
@@ -163,4 +181,7 @@ def compile_document(
             problems.append(f"line {line or '?'}: approval[{index}].hook: {error}")
     for index, redact_rule in enumerate(document.redact):
         hooks += redact(redact_rule, source("redact", index))
+    named = named_tools(summarize(document, source))
+    if named:
+        hooks += unknown_tools(named, f"{label}:tools_offered")
     return hooks, problems

@@ -23,6 +23,7 @@ from hookport.boundary import current_execution
 from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
 from hookport.policy.approval import Approver
+from hookport.policy.offered import UnknownToolWarning
 from hookport.policy.schema import AllowRule, ApprovalRule, DenyRule, RedactRule
 from hookport.registry import sanitize_tool_name
 
@@ -40,6 +41,19 @@ class PolicyHook:
 
     def __repr__(self) -> str:
         return f"<policy hook {self.source}>"
+
+
+class QuickPolicyHook(PolicyHook):
+    """A `PolicyHook` for bookkeeping that never waits (forgetting a run, an advisory check).
+
+    It is an ``async def`` so that a process-wide hook timeout never sends it to a worker
+    thread, where a busy executor could time it out: on an async call site it runs on the
+    loop at once, on a sync one on hookport's loop thread. Registered fail-open: forgetting
+    a finished run must never abort it.
+    """
+
+    async def __call__(self, ctx: Any) -> Any:
+        return self._body(ctx)
 
 
 @dataclass(frozen=True)
@@ -171,14 +185,28 @@ def budget(point: InterceptionPoint, limit: int, what: str, source: str) -> list
     counter = CallBudget(limit, what, source)
     return [
         CompiledHook(point, PolicyHook(source, counter.count)),
-        CompiledHook(InterceptionPoint.EXECUTION_END, PolicyHook(f"{source}:end_of_run", counter.forget)),
+        forgetting(source, counter.forget),
     ]
+
+
+def forgetting(source: str, forget: Callable[[Any], None]) -> CompiledHook:
+    """The EXECUTION_END hook that drops a finished run's state."""
+    return CompiledHook(InterceptionPoint.EXECUTION_END, QuickPolicyHook(f"{source}:end_of_run", forget), on_error="open")
 
 
 def approval(rule: ApprovalRule, source: str) -> list[CompiledHook]:
     approver = Approver(rule, source, import_object(rule.hook))
     tools = tuple(rule.tools) if rule.tools is not None else None
     return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(source, approver), tools, rule.timeout)]
+
+
+def unknown_tools(named: dict[str, list[str]], source: str) -> list[CompiledHook]:
+    """The advisory check of `hookport.policy.offered` (fail-open: it only ever warns)."""
+    warning = UnknownToolWarning(named)
+    return [
+        CompiledHook(InterceptionPoint.PRE_MODEL_CALL, QuickPolicyHook(source, warning.check), on_error="open"),
+        forgetting(source, warning.forget),
+    ]
 
 
 def import_object(spec: str) -> Callable[[Any], Any]:
