@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hookport.errors import HookAborted
+from hookport.policy.redactions import scrub
 from hookport.policy.schema import ApprovalRule
 
 
@@ -75,9 +76,10 @@ class Approver:
             raise HookAborted(self.rule.reason, source=self.source)
 
     def failed(self, error: BaseException) -> HookAborted:
+        """The refusal; the error's text may quote the arguments, so the redact rules apply to it."""
         return HookAborted(
-            f"{self.rule.reason}: the approval hook {self.rule.hook} failed "
-            f"({type(error).__name__}: {error}), so the call is refused",
+            scrub(f"{self.rule.reason}: the approval hook {self.rule.hook} failed ({type(error).__name__}: {error}), "
+                  "so the call is refused"),
             source=self.source,
         )
 

@@ -35,6 +35,7 @@ class PolicyHook:
         self.source = source
         self.__name__ = self.__qualname__ = source
         self._body = body
+        self.redaction: tuple[re.Pattern[str], str] | None = None
 
     def __call__(self, ctx: Any) -> Any:
         return self._body(ctx)
@@ -88,32 +89,38 @@ def allow(rule: AllowRule, source: str) -> list[CompiledHook]:
 def redact(rule: RedactRule, source: str) -> list[CompiledHook]:
     pattern, replacement = rule.compiled(), rule.replacement
     hooks: list[CompiledHook] = []
+
+    def redacting(name: str, body: Callable[[Any], Any]) -> PolicyHook:
+        hook = PolicyHook(f"{source}:{name}", body)
+        hook.redaction = (pattern, replacement)  # read by hookport.policy.redactions (exported texts)
+        return hook
+
     if "model_answers" in rule.in_:
 
         def answer(ctx: Any) -> str | None:
             return changed_text(pattern, replacement, ctx.response)
 
-        hooks.append(CompiledHook(InterceptionPoint.POST_MODEL_CALL, PolicyHook(f"{source}:model_answers", answer)))
+        hooks.append(CompiledHook(InterceptionPoint.POST_MODEL_CALL, redacting("model_answers", answer)))
     if "tool_results" in rule.in_:
 
         def tool_result(ctx: Any) -> str | None:
             return changed_text(pattern, replacement, ctx.tool_result)
 
-        hooks.append(CompiledHook(InterceptionPoint.POST_TOOL_CALL, PolicyHook(f"{source}:tool_results", tool_result)))
+        hooks.append(CompiledHook(InterceptionPoint.POST_TOOL_CALL, redacting("tool_results", tool_result)))
     if "tool_args" in rule.in_:
 
         def tool_args(ctx: Any) -> dict[str, Any] | None:
             redacted, changed = redact_value(pattern, replacement, ctx.tool_input)
             return redacted if changed else None
 
-        hooks.append(CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(f"{source}:tool_args", tool_args)))
+        hooks.append(CompiledHook(InterceptionPoint.PRE_TOOL_CALL, redacting("tool_args", tool_args)))
     if "final_output" in rule.in_:
 
         def final_output(ctx: Any) -> Any:
             redacted, changed = redact_value(pattern, replacement, ctx.payload)
             return redacted if changed else None
 
-        hooks.append(CompiledHook(InterceptionPoint.OUTPUT, PolicyHook(f"{source}:final_output", final_output)))
+        hooks.append(CompiledHook(InterceptionPoint.OUTPUT, redacting("final_output", final_output)))
     return hooks
 
 
@@ -126,8 +133,9 @@ def changed_text(pattern: re.Pattern[str], replacement: str, text: Any) -> str |
 
 
 def redact_value(pattern: re.Pattern[str], replacement: str, value: Any, depth: int = 0) -> tuple[Any, bool]:
-    """Redact strings inside a final output: text, lists, tuples, dicts, and objects with text `content`
-    (chat messages), copied rather than changed in place. Returns (value, whether anything changed)."""
+    """Redact strings inside a final output or a tool's arguments: text, lists, tuples, dicts, and chat
+    messages (their text `content` and their `tool_calls` arguments), copied rather than changed in
+    place. Returns (value, whether anything changed)."""
     if depth > 20:
         return value, False
     if isinstance(value, str):
@@ -143,13 +151,20 @@ def redact_value(pattern: re.Pattern[str], replacement: str, value: Any, depth: 
         if not any(changed for _, changed in entries.values()):
             return value, False
         return {key: item for key, (item, _) in entries.items()}, True
-    content = getattr(value, "content", None)
     copy = getattr(value, "model_copy", None)
-    if isinstance(content, str) and callable(copy):
-        new = changed_text(pattern, replacement, content)
-        if new is not None:
-            return copy(update={"content": new}), True
-    return value, False
+    if not callable(copy):
+        return value, False
+    update: dict[str, Any] = {}
+    content = getattr(value, "content", None)
+    new = changed_text(pattern, replacement, content) if isinstance(content, str) else None
+    if new is not None:
+        update["content"] = new
+    calls = getattr(value, "tool_calls", None)  # the arguments an AI message asked tools for
+    if isinstance(calls, list) and calls:
+        redacted = [redact_value(pattern, replacement, call.get("args"), depth + 1) if isinstance(call, dict) else (None, False) for call in calls]
+        if any(changed for _, changed in redacted):
+            update["tool_calls"] = [{**call, "args": args} if changed else call for call, (args, changed) in zip(calls, redacted)]
+    return (copy(update=update), True) if update else (value, False)
 
 
 class CallBudget:

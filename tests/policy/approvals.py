@@ -68,3 +68,8 @@ class Person:
 
 
 person = Person()
+
+
+def choke_on_the_body(ctx: Any) -> bool:
+    """An approver whose error quotes the arguments it was given."""
+    raise ValueError(f"cannot parse {ctx.tool_input['body']!r}")

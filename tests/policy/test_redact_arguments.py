@@ -60,3 +60,17 @@ def test_tool_args_alone_and_nested_values() -> None:
     original = {"to": ["a", "secret-x"], "meta": {"note": "secret-y", "n": 3}}
     ctx = dispatch(InterceptionPoint.PRE_TOOL_CALL, ToolCallHookContext("send_email", original))
     assert ctx.tool_input == {"to": ["a", "[REDACTED]"], "meta": {"note": "[REDACTED]", "n": 3}}
+
+
+@pytest.mark.usefixtures("langchain_installed")
+def test_the_final_state_carries_no_raw_tool_call_arguments() -> None:
+    """The agent's returned conversation keeps the model's tool calls: their arguments are redacted too."""
+    box = Toolbox()
+    agent = build_agent(box, call("send_email", to="billing@example.com", body=BODY))
+    raw = [m for m in agent.invoke(ask())["messages"] if getattr(m, "tool_calls", None)]
+    assert "4111" in str(raw[0].tool_calls)  # the twin: without a rule the number is in the final state
+    parse_policy(CARD_RULE, "p.toml").register()
+    box = Toolbox()
+    state = build_agent(box, call("send_email", to="billing@example.com", body=BODY)).invoke(ask())
+    assert all("4111" not in str(m.content) + str(getattr(m, "tool_calls", "")) for m in state["messages"])
+    assert box.ran["send_email"] == 1
