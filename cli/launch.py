@@ -1,12 +1,14 @@
 """``hookport run``: start hookport inside an unmodified program, before its own code runs.
 
-The mechanism is the one ``opentelemetry-instrument`` uses. The launcher puts
-`bootstrap_path()` (a directory holding only a ``sitecustomize.py``) in front of
-the child's ``PYTHONPATH``, writes the settings into environment variables, and
-replaces itself with the program. Python imports ``sitecustomize`` at start-up,
-before the program's ``__main__``, so the bootstrap installs the adapters,
-imports the hook modules and loads the policy first; then it imports the
-``sitecustomize`` ours shadows, if there is one.
+The launcher writes the settings into environment variables and replaces itself
+with the program. Inside it, hookport starts from whichever start-up hook comes
+first: the ``hookport-autostart.pth`` the package installs (hookport.cli._autostart:
+no ``sitecustomize`` can shadow it, ``-I`` and ``-E`` do not skip it), or the
+``sitecustomize.py`` in `bootstrap_path()`, which the launcher puts in front of the
+child's ``PYTHONPATH`` as ``opentelemetry-instrument`` does (it also stops a Python
+that cannot import hookport). Either one installs the adapters, imports the hook
+modules and loads the policy before the program's ``__main__``; `bootstrap` runs
+once. ``python -S`` skips both, so the launcher refuses it (`skips_site`).
 
 The environment variables are the interface; the launcher only sets them, so
 they work without it too (``PYTHONPATH="$(hookport bootstrap-path)"``), or from
