@@ -43,10 +43,8 @@ FINDER_FIRST = (
 AUTOSTART_PTH = "hookport-autostart.pth"
 """Sorts after the editable finders' ``__editable__.*.pth`` ('h' > '_'), so ``hookport`` imports."""
 
-AUTOSTART = (
-    "import os; any(os.environ.get(name) for name in ('HOOKPORT_ADAPTERS', 'HOOKPORT_HOOKS', "
-    "'HOOKPORT_POLICY', 'HOOKPORT_OTEL')) and __import__('hookport.cli._autostart')\n"
-)
+AUTOSTART = "import os; os.environ.get('HOOKPORT_AUTOSTART') and __import__('hookport.cli._autostart')\n"
+"""Only a program `hookport run` started (or one given HOOKPORT_AUTOSTART=1) imports anything."""
 
 
 def build_wheel(

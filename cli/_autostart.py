@@ -3,9 +3,10 @@
 The distribution installs ``hookport-autostart.pth`` into site-packages. Python's
 ``site`` runs its one line at start-up, for every interpreter of that
 environment, also under ``-I`` and ``-E`` (they skip PYTHON* variables and the
-user's site, not site-packages). The line imports this module only when a
-HOOKPORT_* launch variable asks for hookport (`hookport run` sets them), so
-any other program pays one ``os.environ`` look-up.
+user's site, not site-packages). The line imports this module only when
+``HOOKPORT_AUTOSTART`` is set (`hookport run` sets it for the program, and its
+child processes inherit it), so any other program pays one ``os.environ``
+look-up, and HOOKPORT_* settings exported for other reasons start nothing.
 
 This module does not start hookport on the spot: other ``.pth`` files (editable
 installs of the program's own packages) may not have run yet. It puts a finder

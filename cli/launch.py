@@ -19,6 +19,7 @@ HOOKPORT_ADAPTERS   comma-separated adapter names; unset = every one installed
 HOOKPORT_HOOKS      comma-separated modules to import (they register hooks)
 HOOKPORT_POLICY     a TOML policy file (docs/policy.md)
 HOOKPORT_OTEL       ``1``: export each dispatch that ran hooks to OpenTelemetry
+HOOKPORT_AUTOSTART  ``1``: start from the installed ``.pth`` hook too (the launcher sets it)
 ==================  ============================================================
 """
 
@@ -38,6 +39,8 @@ ADAPTERS_VARIABLE = "HOOKPORT_ADAPTERS"
 HOOKS_VARIABLE = "HOOKPORT_HOOKS"
 POLICY_VARIABLE = "HOOKPORT_POLICY"
 OTEL_VARIABLE = "HOOKPORT_OTEL"
+AUTOSTART_VARIABLE = "HOOKPORT_AUTOSTART"
+"""Set by the launcher: the installed ``hookport-autostart.pth`` starts hookport (hookport.cli._autostart)."""
 EXIT_BAD_SETTINGS = 2
 """The status of a launch refused before the program started (argparse uses 2 for usage errors too)."""
 
@@ -163,6 +166,7 @@ def child_environment(settings: LaunchSettings, base: Mapping[str, str] | None =
     for variable in (ADAPTERS_VARIABLE, HOOKS_VARIABLE, POLICY_VARIABLE, OTEL_VARIABLE):
         env.pop(variable, None)  # the command line says everything; nothing inherited mixes in
     env.update(settings.environment())
+    env[AUTOSTART_VARIABLE] = "1"
     paths = [bootstrap_path(), *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     return env

@@ -138,3 +138,17 @@ def test_an_approval_hook_that_does_not_import_stops_before_the_program(tmp_path
     assert done.returncode == 2
     assert done.stdout == ""
     assert "approval[0].hook: cannot import 'myteam.approvals'" in done.stderr
+
+
+def test_settings_exported_for_other_reasons_start_nothing() -> None:
+    """Without HOOKPORT_AUTOSTART (set by the launcher) the .pth hook imports nothing."""
+    done = run([sys.executable, str(AGENT)], HOOKPORT_ADAPTERS="langchain", HOOKPORT_POLICY=str(POLICY))
+    result = report(done)
+    assert result["hookport_imported"] is False and result["ran"]["delete_file"] == 1
+
+
+def test_the_variables_and_autostart_without_the_launcher() -> None:
+    done = run([sys.executable, "-I", str(AGENT)], HOOKPORT_ADAPTERS="langchain", HOOKPORT_POLICY=str(POLICY),
+               HOOKPORT_AUTOSTART="1")
+    assert done.returncode == 0, done.stderr
+    assert report(done)["ran"] == {"read_file": 1, "delete_file": 0}
