@@ -11,7 +11,11 @@ namespace package ``hookport``: ``import hookport`` "works" and nothing in it do
 The fix: the editable wheel gets one more ``.pth`` file, read right after
 setuptools' own (site reads them in name order), that moves hookport's editable
 finder to the front of ``sys.meta_path``. It answers only for ``hookport`` and
-its subpackages, so nothing else is affected. Regular wheels are unchanged.
+its subpackages, so nothing else is affected.
+
+Both kinds of wheel also get ``hookport-autostart.pth``: the start-up hook of
+``hookport run`` that no ``sitecustomize`` can shadow (hookport/cli/_autostart.py
+says how it works). Its line costs other programs one look-up in ``os.environ``.
 """
 
 from __future__ import annotations
@@ -36,11 +40,27 @@ FINDER_FIRST = (
 )
 
 
+AUTOSTART_PTH = "hookport-autostart.pth"
+"""Sorts after the editable finders' ``__editable__.*.pth`` ('h' > '_'), so ``hookport`` imports."""
+
+AUTOSTART = "import os; os.environ.get('HOOKPORT_AUTOSTART') and __import__('hookport.cli._autostart')\n"
+"""Only a program `hookport run` started (or one given HOOKPORT_AUTOSTART=1) imports anything."""
+
+
+def build_wheel(
+    wheel_directory: str, config_settings: dict[str, Any] | None = None, metadata_directory: str | None = None
+) -> str:
+    name = _setuptools.build_wheel(wheel_directory, config_settings, metadata_directory)
+    add_file(Path(wheel_directory) / name, AUTOSTART_PTH, AUTOSTART)
+    return name
+
+
 def build_editable(
     wheel_directory: str, config_settings: dict[str, Any] | None = None, metadata_directory: str | None = None
 ) -> str:
     name = _setuptools.build_editable(wheel_directory, config_settings, metadata_directory)
     add_file(Path(wheel_directory) / name, FINDER_FIRST_PTH, FINDER_FIRST)
+    add_file(Path(wheel_directory) / name, AUTOSTART_PTH, AUTOSTART)
     return name
 
 

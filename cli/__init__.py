@@ -4,7 +4,7 @@ The command line is a layer of its own, above the engine (``hookport`` from core
 and the adapters (``hookport.adapters``): it may import both, neither imports it.
 
     hookport run [--adapters a,b] [--hooks mod1,mod2] [--policy file.toml] [--otel] -- python app.py ...
-    hookport doctor [--json]
+    hookport doctor [--json] [--policy file.toml]
     hookport bootstrap-path      # the directory `hookport run` puts on the child's PYTHONPATH
 """
 
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Exit status 1 when an installed framework is out of range or has missing targets.",
     )
     doctor.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
+    doctor.add_argument("--policy", help="also check this policy file and list its rules and the tools they name")
 
     run = commands.add_parser(
         "run",
@@ -55,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "doctor":
         from hookport.cli.doctor import run
 
-        return run(sys.stdout, json_output=args.json)
+        return run(sys.stdout, json_output=args.json, policy=args.policy)
     if args.command == "run":
         from hookport.cli.launch import LaunchSettings, launch
 

@@ -167,11 +167,19 @@ def as_json(diagnoses: list[FrameworkDiagnosis]) -> dict[str, Any]:
     }
 
 
-def run(out: TextIO, json_output: bool = False) -> int:
-    """Print the diagnosis; exit 1 when an installed framework cannot be attached to as declared."""
+def run(out: TextIO, json_output: bool = False, policy: str | None = None) -> int:
+    """Print the diagnosis; exit 1 when an installed framework cannot be attached to as declared,
+    or when the `policy` file given is not valid."""
+    from hookport.cli import policy_report
+
     diagnoses = diagnose()
     if json_output:
-        print(json.dumps(as_json(diagnoses), indent=2), file=out)
-    else:
-        render_text(diagnoses, out)
-    return 0 if all(d.healthy for d in diagnoses) else 1
+        document = as_json(diagnoses)
+        if policy is not None:
+            document["policy"] = policy_report.as_json(policy)
+            document["ok"] = document["ok"] and document["policy"]["ok"]
+        print(json.dumps(document, indent=2), file=out)
+        return 0 if document["ok"] else 1
+    render_text(diagnoses, out)
+    policy_ok = policy_report.render_text(policy, out) if policy is not None else True
+    return 0 if all(d.healthy for d in diagnoses) and policy_ok else 1

@@ -1,12 +1,14 @@
 """``hookport run``: start hookport inside an unmodified program, before its own code runs.
 
-The mechanism is the one ``opentelemetry-instrument`` uses. The launcher puts
-`bootstrap_path()` (a directory holding only a ``sitecustomize.py``) in front of
-the child's ``PYTHONPATH``, writes the settings into environment variables, and
-replaces itself with the program. Python imports ``sitecustomize`` at start-up,
-before the program's ``__main__``, so the bootstrap installs the adapters,
-imports the hook modules and loads the policy first; then it imports the
-``sitecustomize`` ours shadows, if there is one.
+The launcher writes the settings into environment variables and replaces itself
+with the program. Inside it, hookport starts from whichever start-up hook comes
+first: the ``hookport-autostart.pth`` the package installs (hookport.cli._autostart:
+no ``sitecustomize`` can shadow it, ``-I`` and ``-E`` do not skip it), or the
+``sitecustomize.py`` in `bootstrap_path()`, which the launcher puts in front of the
+child's ``PYTHONPATH`` as ``opentelemetry-instrument`` does (it also stops a Python
+that cannot import hookport). Either one installs the adapters, imports the hook
+modules and loads the policy before the program's ``__main__``; `bootstrap` runs
+once. ``python -S`` skips both, so the launcher refuses it (`skips_site`).
 
 The environment variables are the interface; the launcher only sets them, so
 they work without it too (``PYTHONPATH="$(hookport bootstrap-path)"``), or from
@@ -17,6 +19,7 @@ HOOKPORT_ADAPTERS   comma-separated adapter names; unset = every one installed
 HOOKPORT_HOOKS      comma-separated modules to import (they register hooks)
 HOOKPORT_POLICY     a TOML policy file (docs/policy.md)
 HOOKPORT_OTEL       ``1``: export each dispatch that ran hooks to OpenTelemetry
+HOOKPORT_AUTOSTART  ``1``: start from the installed ``.pth`` hook too (the launcher sets it)
 ==================  ============================================================
 """
 
@@ -36,6 +39,8 @@ ADAPTERS_VARIABLE = "HOOKPORT_ADAPTERS"
 HOOKS_VARIABLE = "HOOKPORT_HOOKS"
 POLICY_VARIABLE = "HOOKPORT_POLICY"
 OTEL_VARIABLE = "HOOKPORT_OTEL"
+AUTOSTART_VARIABLE = "HOOKPORT_AUTOSTART"
+"""Set by the launcher: the installed ``hookport-autostart.pth`` starts hookport (hookport.cli._autostart)."""
 EXIT_BAD_SETTINGS = 2
 """The status of a launch refused before the program started (argparse uses 2 for usage errors too)."""
 
@@ -107,18 +112,53 @@ class LaunchSettings:
 # -- in the launcher ---------------------------------------------------------------------------
 
 
-def check_before_launch(settings: LaunchSettings) -> None:
-    """What the launcher can check without running the program: adapter names and the policy file.
+def check_before_launch(settings: LaunchSettings, program: Sequence[str] = ()) -> None:
+    """What the launcher can check without running the program: adapter names, the policy file, and
+    that the command lets Python's ``site`` run (the start-up hook's only way in).
 
-    The child checks again (its Python may differ): whether each framework is
-    installed, and the hook modules, which live on the program's own path.
+    The child checks the rest before the program's code runs, with the program's own
+    interpreter and path: whether each framework is installed, and the hook modules and
+    approval hooks (``myteam/approvals.py`` next to ``app.py``).
     """
-    from hookport import adapters, load_policy
+    from hookport import adapters
+    from hookport.policy import load_policy
 
     for name in settings.adapters or ():
         adapters.adapter_class(name)
     if settings.policy:
-        load_policy(settings.policy, register=False)
+        load_policy(settings.policy, register=False, import_hooks=False)
+    skipping = skips_site(program)
+    if skipping:
+        raise LaunchError(
+            f"{shlex.join(program)} runs Python with {skipping}, which skips the start-up hook hookport starts "
+            "from, so the program would run unguarded; drop that option"
+        )
+
+
+def skips_site(program: Sequence[str]) -> str | None:
+    """The option (``-S``) with which a Python in `program` would skip ``site``, or None.
+
+    `program` may start with wrappers (``opentelemetry-instrument python -S app.py``): the
+    first word named ``python*`` is the interpreter; its options end at the script, ``-c`` or ``-m``.
+    """
+    words = list(program)
+    start = next((i for i, word in enumerate(words) if os.path.basename(word).startswith("python")), None)
+    if start is None:
+        return None
+    options = iter(words[start + 1 :])
+    for option in options:
+        if not option.startswith("-") or option in ("-", "--") or option.startswith("--"):
+            return None  # the script, stdin, or a long option (--version, --help)
+        for position, letter in enumerate(option[1:], start=1):
+            if letter == "S":
+                return option
+            if letter in "cm":
+                return None  # the rest is the command or module
+            if letter in "XW":  # the rest, or the next word, is this option's value
+                if position == len(option) - 1:
+                    next(options, None)
+                break
+    return None
 
 
 def child_environment(settings: LaunchSettings, base: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -126,6 +166,7 @@ def child_environment(settings: LaunchSettings, base: Mapping[str, str] | None =
     for variable in (ADAPTERS_VARIABLE, HOOKS_VARIABLE, POLICY_VARIABLE, OTEL_VARIABLE):
         env.pop(variable, None)  # the command line says everything; nothing inherited mixes in
     env.update(settings.environment())
+    env[AUTOSTART_VARIABLE] = "1"
     paths = [bootstrap_path(), *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     return env
@@ -137,7 +178,7 @@ def launch(settings: LaunchSettings, program: Sequence[str]) -> int:
         print("hookport run: no program given; usage: hookport run [options] -- python app.py", file=sys.stderr)
         return EXIT_BAD_SETTINGS
     try:
-        check_before_launch(settings)
+        check_before_launch(settings, program)
     except Exception as error:  # every refusal here is a clear message, never a traceback
         print(f"hookport run: {error}", file=sys.stderr)
         return EXIT_BAD_SETTINGS
@@ -177,7 +218,7 @@ def start(settings: LaunchSettings) -> None:
             otel.instrument()
         except ImportError as error:
             raise LaunchError(f"{OTEL_VARIABLE}=1 needs OpenTelemetry: pip install 'hookport[otel]' ({error})") from None
-    with current_directory_importable():
+    with program_directories_importable():
         for module in settings.hooks:
             import_hook_module(module)
         if settings.policy:
@@ -199,21 +240,25 @@ def import_hook_module(module: str) -> None:
 
 
 @contextmanager
-def current_directory_importable() -> Iterator[None]:
-    """Hook modules next to the program are found although sys.path[0] is not set yet at start-up.
+def program_directories_importable() -> Iterator[None]:
+    """Hook modules are found where the program would find them, although at start-up its
+    sys.path[0] (the script's directory, or the current one for ``-m`` / ``-c``) is not set yet.
 
-    The directory goes to the end of sys.path, so it never shadows an installed
-    module, and is removed again afterwards.
+    The directories go to the end of sys.path, so they never shadow an installed
+    module, and are removed again afterwards.
     """
-    cwd = os.getcwd()
-    added = cwd not in sys.path
-    if added:
-        sys.path.append(cwd)
+    script = sys.argv[0] if sys.argv else ""
+    directories = [os.getcwd()]
+    if script not in ("", "-c", "-m") and os.path.isfile(script):
+        directories.insert(0, os.path.dirname(os.path.abspath(script)))
+    added = [d for d in dict.fromkeys(directories) if d not in sys.path]
+    sys.path.extend(added)
     try:
         yield
     finally:
-        if added and cwd in sys.path:
-            sys.path.remove(cwd)
+        for directory in added:
+            if directory in sys.path:
+                sys.path.remove(directory)
 
 
 def start_from_environment(environ: Mapping[str, str] | None = None) -> LaunchSettings:
@@ -224,8 +269,16 @@ def start_from_environment(environ: Mapping[str, str] | None = None) -> LaunchSe
     return settings
 
 
+_bootstrapped = False
+"""The .pth start-up hook and the sitecustomize bootstrap both call `bootstrap`; the first one starts."""
+
+
 def bootstrap() -> None:
     """The bootstrap's body: start, or stop the program before it runs with a clear message."""
+    global _bootstrapped
+    if _bootstrapped:
+        return
+    _bootstrapped = True
     try:
         start_from_environment()
     except Exception as error:

@@ -5,7 +5,8 @@ Proceed (return None), mutate in place, replace by returning, abort by raising
 possibly replaced payload flows from hook to hook. Any other exception (a
 timeout included) is the hook's failure: logged and ignored (``on_error=
 "open"``, the default), turned into `HookAborted` (``"closed"``), or
-propagated as it is in strict mode.
+propagated as it is in strict mode (except from a hook registered with its own
+``on_error="closed"``: its failure is a refusal in every mode).
 
 `dispatch` runs ``async def`` hooks to completion (on hookport's private loop
 thread); `adispatch` awaits them on the running loop. While a chain runs, the
@@ -301,11 +302,12 @@ def _failed(
     failures = failures or _Failures()
     name = _name(hook)
     failures.add(name, error)
-    if settings.strict:
+    own = hook.on_error if type(hook) is HookEntry else None
+    if settings.strict and own != "closed":  # a hook's own "closed" refuses even in strict mode
         if timed:
             _emit(point, ctx, "failed", len(hooks), started, failures=failures)
         raise error
-    policy = (hook.on_error if type(hook) is HookEntry else None) or settings.on_error
+    policy = own or settings.on_error
     if policy == "closed":
         reason = str(error) if isinstance(error, HookTimeout) else f"hook {name} failed: {type(error).__name__}: {error}"
         aborted = HookAborted(reason, source=original_of(hook))

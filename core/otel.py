@@ -29,6 +29,9 @@ hookport.framework          the adapter that fired it (``langchain``)
 hookport.failed_hooks       hooks that raised and were ignored (fail-open)
 hookport.timed_out_hooks    hooks that ran past their time limit
 ==========================  ====================================================
+
+Every text attribute goes through the registered ``[[redact]]`` rules first
+(hookport.policy.redactions): a value a policy redacts never leaves in a span.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from time import time_ns
 from typing import Any
 
 from hookport import events
+from hookport.policy.redactions import active_redactions, scrub
 
 OPERATION_BY_POINT = {
     "pre_model_call": "chat",
@@ -121,7 +125,19 @@ def attributes(event: events.HookDispatchedEvent) -> dict[str, Any]:
         found["error.type"] = "HookAborted"
     elif found["hookport.error"]:
         found["error.type"] = str(found["hookport.error"]).split(":", 1)[0]
-    return {key: value for key, value in found.items() if value is not None}
+    return redacted({key: value for key, value in found.items() if value is not None})
+
+
+def redacted(found: dict[str, Any]) -> dict[str, Any]:
+    """The attributes with every registered ``[[redact]]`` rule applied to their texts."""
+    rules = active_redactions()
+    if not rules:
+        return found
+    return {
+        key: scrub(value, rules) if isinstance(value, str)
+        else [scrub(item, rules) for item in value] if isinstance(value, list) else value
+        for key, value in found.items()
+    }
 
 
 def instrument(tracer_provider: Any = None) -> None:

@@ -35,6 +35,7 @@ def index_lines(text: str) -> dict[Location, int]:
             if header.group(1) == "[[":
                 counts[name] = counts.get(name, -1) + 1
                 table = (*name, counts[name])
+                found.setdefault(name, number)  # an unknown [[table]] is reported without an index
             else:
                 table = name
             found.setdefault(table, number)

@@ -4,6 +4,10 @@ Each hook is a `PolicyHook` named after its rule's place in the file
 (``policy.toml:4:deny[0]``), so `get_hooks` lists it under that name and a
 refusal's `HookAborted.source` (hence the telemetry's ``abort_source``) says
 which file and rule refused.
+
+Every hook is registered fail-closed (``on_error="closed"``): a rule that
+raises or runs past a timeout refuses, whatever the process-wide default
+(``HOOKPORT_ON_ERROR``, ``HOOKPORT_STRICT``, ``HOOKPORT_HOOK_TIMEOUT``).
 """
 
 from __future__ import annotations
@@ -13,11 +17,13 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from hookport.boundary import current_execution
 from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
+from hookport.policy.approval import Approver
+from hookport.policy.offered import UnknownToolWarning
 from hookport.policy.schema import AllowRule, ApprovalRule, DenyRule, RedactRule
 from hookport.registry import sanitize_tool_name
 
@@ -29,6 +35,7 @@ class PolicyHook:
         self.source = source
         self.__name__ = self.__qualname__ = source
         self._body = body
+        self.redaction: tuple[re.Pattern[str], str] | None = None
 
     def __call__(self, ctx: Any) -> Any:
         return self._body(ctx)
@@ -37,13 +44,29 @@ class PolicyHook:
         return f"<policy hook {self.source}>"
 
 
+class QuickPolicyHook(PolicyHook):
+    """A `PolicyHook` for bookkeeping that never waits (forgetting a run, an advisory check).
+
+    It is an ``async def`` so that a process-wide hook timeout never sends it to a worker
+    thread, where a busy executor could time it out: on an async call site it runs on the
+    loop at once, on a sync one on hookport's loop thread. Registered fail-open: forgetting
+    a finished run must never abort it.
+    """
+
+    async def __call__(self, ctx: Any) -> Any:
+        return self._body(ctx)
+
+
 @dataclass(frozen=True)
 class CompiledHook:
-    """One registration: the point, the hook, and the tools it is limited to (None = all)."""
+    """One registration: the point, the hook, the tools it is limited to (None = all), its own
+    timeout (None = the process default) and failure policy (a policy's rules fail closed)."""
 
     point: InterceptionPoint
     hook: PolicyHook
     tools: tuple[str, ...] | None = None
+    timeout: float | None = None
+    on_error: Literal["open", "closed"] = "closed"
 
 
 def deny(rule: DenyRule, source: str) -> list[CompiledHook]:
@@ -66,25 +89,38 @@ def allow(rule: AllowRule, source: str) -> list[CompiledHook]:
 def redact(rule: RedactRule, source: str) -> list[CompiledHook]:
     pattern, replacement = rule.compiled(), rule.replacement
     hooks: list[CompiledHook] = []
+
+    def redacting(name: str, body: Callable[[Any], Any]) -> PolicyHook:
+        hook = PolicyHook(f"{source}:{name}", body)
+        hook.redaction = (pattern, replacement)  # read by hookport.policy.redactions (exported texts)
+        return hook
+
     if "model_answers" in rule.in_:
 
         def answer(ctx: Any) -> str | None:
             return changed_text(pattern, replacement, ctx.response)
 
-        hooks.append(CompiledHook(InterceptionPoint.POST_MODEL_CALL, PolicyHook(f"{source}:model_answers", answer)))
+        hooks.append(CompiledHook(InterceptionPoint.POST_MODEL_CALL, redacting("model_answers", answer)))
     if "tool_results" in rule.in_:
 
         def tool_result(ctx: Any) -> str | None:
             return changed_text(pattern, replacement, ctx.tool_result)
 
-        hooks.append(CompiledHook(InterceptionPoint.POST_TOOL_CALL, PolicyHook(f"{source}:tool_results", tool_result)))
+        hooks.append(CompiledHook(InterceptionPoint.POST_TOOL_CALL, redacting("tool_results", tool_result)))
+    if "tool_args" in rule.in_:
+
+        def tool_args(ctx: Any) -> dict[str, Any] | None:
+            redacted, changed = redact_value(pattern, replacement, ctx.tool_input)
+            return redacted if changed else None
+
+        hooks.append(CompiledHook(InterceptionPoint.PRE_TOOL_CALL, redacting("tool_args", tool_args)))
     if "final_output" in rule.in_:
 
         def final_output(ctx: Any) -> Any:
             redacted, changed = redact_value(pattern, replacement, ctx.payload)
             return redacted if changed else None
 
-        hooks.append(CompiledHook(InterceptionPoint.OUTPUT, PolicyHook(f"{source}:final_output", final_output)))
+        hooks.append(CompiledHook(InterceptionPoint.OUTPUT, redacting("final_output", final_output)))
     return hooks
 
 
@@ -97,8 +133,9 @@ def changed_text(pattern: re.Pattern[str], replacement: str, text: Any) -> str |
 
 
 def redact_value(pattern: re.Pattern[str], replacement: str, value: Any, depth: int = 0) -> tuple[Any, bool]:
-    """Redact strings inside a final output: text, lists, tuples, dicts, and objects with text `content`
-    (chat messages), copied rather than changed in place. Returns (value, whether anything changed)."""
+    """Redact strings inside a final output or a tool's arguments: text, lists, tuples, dicts, and chat
+    messages (their text `content` and their `tool_calls` arguments), copied rather than changed in
+    place. Returns (value, whether anything changed)."""
     if depth > 20:
         return value, False
     if isinstance(value, str):
@@ -114,13 +151,20 @@ def redact_value(pattern: re.Pattern[str], replacement: str, value: Any, depth: 
         if not any(changed for _, changed in entries.values()):
             return value, False
         return {key: item for key, (item, _) in entries.items()}, True
-    content = getattr(value, "content", None)
     copy = getattr(value, "model_copy", None)
-    if isinstance(content, str) and callable(copy):
-        new = changed_text(pattern, replacement, content)
-        if new is not None:
-            return copy(update={"content": new}), True
-    return value, False
+    if not callable(copy):
+        return value, False
+    update: dict[str, Any] = {}
+    content = getattr(value, "content", None)
+    new = changed_text(pattern, replacement, content) if isinstance(content, str) else None
+    if new is not None:
+        update["content"] = new
+    calls = getattr(value, "tool_calls", None)  # the arguments an AI message asked tools for
+    if isinstance(calls, list) and calls:
+        redacted = [redact_value(pattern, replacement, call.get("args"), depth + 1) if isinstance(call, dict) else (None, False) for call in calls]
+        if any(changed for _, changed in redacted):
+            update["tool_calls"] = [{**call, "args": args} if changed else call for call, (args, changed) in zip(calls, redacted)]
+    return (copy(update=update), True) if update else (value, False)
 
 
 class CallBudget:
@@ -156,19 +200,28 @@ def budget(point: InterceptionPoint, limit: int, what: str, source: str) -> list
     counter = CallBudget(limit, what, source)
     return [
         CompiledHook(point, PolicyHook(source, counter.count)),
-        CompiledHook(InterceptionPoint.EXECUTION_END, PolicyHook(f"{source}:end_of_run", counter.forget)),
+        forgetting(source, counter.forget),
     ]
 
 
+def forgetting(source: str, forget: Callable[[Any], None]) -> CompiledHook:
+    """The EXECUTION_END hook that drops a finished run's state."""
+    return CompiledHook(InterceptionPoint.EXECUTION_END, QuickPolicyHook(f"{source}:end_of_run", forget), on_error="open")
+
+
 def approval(rule: ApprovalRule, source: str) -> list[CompiledHook]:
-    approve = import_object(rule.hook)
-
-    def ask(ctx: Any) -> None:
-        if approve(ctx) is not True:
-            raise HookAborted(rule.reason, source=f"{source}:{rule.hook}")
-
+    approver = Approver(rule, source, import_object(rule.hook))
     tools = tuple(rule.tools) if rule.tools is not None else None
-    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(source, ask), tools)]
+    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(source, approver), tools, rule.timeout)]
+
+
+def unknown_tools(named: dict[str, list[str]], source: str) -> list[CompiledHook]:
+    """The advisory check of `hookport.policy.offered` (fail-open: it only ever warns)."""
+    warning = UnknownToolWarning(named)
+    return [
+        CompiledHook(InterceptionPoint.PRE_MODEL_CALL, QuickPolicyHook(source, warning.check), on_error="open"),
+        forgetting(source, warning.forget),
+    ]
 
 
 def import_object(spec: str) -> Callable[[Any], Any]:

@@ -5,14 +5,20 @@ from __future__ import annotations
 import re
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, field_validator
 
-RedactTarget = Literal["model_answers", "tool_results", "final_output"]
-REDACT_TARGETS: tuple[RedactTarget, ...] = ("model_answers", "tool_results", "final_output")
+RedactTarget = Literal["model_answers", "tool_results", "tool_args", "final_output"]
+REDACT_TARGETS: tuple[RedactTarget, ...] = ("model_answers", "tool_results", "tool_args", "final_output")
+
+
+HOOK_SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
 class Rule(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    """Every table: unknown keys are errors, and so are values of the wrong type (strict: no
+    ``"20"`` -> 20, no ``true`` -> 1, no ``"yes"`` -> True), as the docs promise."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, strict=True)
 
 
 class DenyRule(Rule):
@@ -66,9 +72,21 @@ class ApprovalRule(Rule):
     anything else refuses the call with `reason`. With no `tools`, every tool.
     """
 
-    hook: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+    hook: str
     tools: Optional[list[str]] = None
     reason: str = Field(default="the call was not approved", min_length=1)
+    timeout: Optional[PositiveFloat] = None
+    """Seconds to wait for the hook's answer; past it the call is refused."""
+
+    @field_validator("hook")
+    @classmethod
+    def names_a_function(cls, hook: str) -> str:
+        if HOOK_SPEC.fullmatch(hook) is None:
+            raise ValueError(
+                f"{hook!r} is not \"module:function\" (a module the program can import, a colon, then the "
+                f"function's name, e.g. \"myteam.approvals:ask_on_call\")"
+            )
+        return hook
 
 
 class PolicyMeta(Rule):

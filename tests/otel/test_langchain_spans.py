@@ -47,4 +47,6 @@ def test_policy_decisions_reach_the_exporter(agent_module: ModuleType, spans: In
     assert attributes["hookport.abort.source"] == "guard_policy.toml:5:deny[0]"
     redactions = [s for s in finished if s.attributes and s.attributes.get("hookport.point") == "post_model_call"]
     assert {s.attributes["hookport.outcome"] for s in redactions} >= {"modified"}  # type: ignore[index]
-    assert all(s.attributes.get("hookport.point") in {"pre_tool_call", "post_model_call"} for s in finished)  # type: ignore[union-attr]
+    # plus the policy's check that the tools its rules name are offered (pre_model_call, forgotten at execution_end)
+    points = {"pre_tool_call", "post_model_call", "pre_model_call", "execution_end"}
+    assert all(s.attributes.get("hookport.point") in points for s in finished)  # type: ignore[union-attr]

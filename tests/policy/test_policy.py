@@ -54,7 +54,7 @@ def test_allow_list_refuses_everything_else() -> None:
 
 def test_redact_model_answers_tool_results_and_final_output() -> None:
     parse_policy(
-        "[[redact]]\npattern = '\\b(?:\\d[ -]?){13,16}\\b'\nreplacement = \"[CARD]\"\n"
+        "[[redact]]\npattern = '\\b\\d(?:[ -]?\\d){12,15}\\b'\nreplacement = \"[CARD]\"\n"
         "[[redact]]\npattern = 'secret'\nignore_case = true\nin = [\"tool_results\"]\n",
         "p.toml",
     ).register()
@@ -150,7 +150,15 @@ def test_telemetry_names_the_file_and_rule() -> None:
         ('[[approval]]\nhook = "tests.policy.approvals:nobody"\n', "line 2: approval[0].hook: 'tests.policy.approvals' has no 'nobody'"),
         ('[[approval]]\nhook = "no_such_module_xyz:approve"\n', "line 2: approval[0].hook: cannot import 'no_such_module_xyz'"),
         ('[[approval]]\nhook = "tests.policy.approvals:not_a_function"\n', "line 2: approval[0].hook: 'tests.policy.approvals:not_a_function' is not callable"),
-        ('[[approval]]\nhook = "just_a_module"\n', "line 2: approval[0].hook: String should match pattern"),
+        ('[[approval]]\nhook = "just_a_module"\n', "line 2: approval[0].hook: 'just_a_module' is not \"module:function\""),
+        ('[[approval]]\nhook = "approvals.ask_on_call"\n', "e.g. \"myteam.approvals:ask_on_call\""),
+        ('[[approval]]\nhook = "a:b"\ntimeout = 0\n', "line 3: approval[0].timeout: Input should be greater than 0"),
+        ('[[deny]]\ntools = ["x"]\n\n[[denny]]\ntools = ["y"]\n', "line 4: denny: unknown key 'denny'"),
+        ('[limits]\nmax_model_calls = "20"\n', "line 2: limits.max_model_calls: Input should be a valid integer, got '20' (a string)"),
+        ("[limits]\nmax_model_calls = 2.0\n", "line 2: limits.max_model_calls: Input should be a valid integer, got 2.0 (a float)"),
+        ("[limits]\nmax_tool_calls = true\n", "line 2: limits.max_tool_calls: Input should be a valid integer, got true (a boolean)"),
+        ('[[redact]]\npattern = "x"\nignore_case = "yes"\n', "line 3: redact[0].ignore_case: Input should be a valid boolean, got 'yes' (a string)"),
+        ('[[deny]]\ntools = "delete_file"\n', "line 2: deny[0].tools: Input should be a valid list, got 'delete_file' (a string)"),
         ("[[deny]]\ntools = [\n", "not valid TOML"),
     ],
 )
