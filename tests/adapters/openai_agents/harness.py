@@ -105,13 +105,18 @@ class ScriptedModel(Model):
                               output_schema: Any, handoffs: Any, tracing: Any, *args: Any,
                               **kwargs: Any) -> AsyncIterator[Any]:
         turn = self._next(system_instructions, input)
-        output = output_items(turn)
-        for index, item in enumerate(output):
-            yield ResponseOutputItemDoneEvent(type="response.output_item.done", item=item, output_index=index,
-                                              sequence_number=index)
-        response = Response(id="resp_scripted", created_at=0, model="scripted", object="response", output=output,
-                            tool_choice="auto", tools=[], top_p=None, parallel_tool_calls=True, status="completed")
-        yield ResponseCompletedEvent(type="response.completed", response=response, sequence_number=len(output))
+        async for event in stream_events_of(output_items(turn)):
+            yield event
+
+
+async def stream_events_of(output: list[Any]) -> AsyncIterator[Any]:
+    """A streamed answer of `output` items: one ``output_item.done`` event each, then ``completed``."""
+    for index, item in enumerate(output):
+        yield ResponseOutputItemDoneEvent(type="response.output_item.done", item=item, output_index=index,
+                                          sequence_number=index)
+    response = Response(id="resp_scripted", created_at=0, model="scripted", object="response", output=output,
+                        tool_choice="auto", tools=[], top_p=None, parallel_tool_calls=True, status="completed")
+    yield ResponseCompletedEvent(type="response.completed", response=response, sequence_number=len(output))
 
 
 def build_tools(tool_runs: list[tuple[str, dict[str, Any]]]) -> list[Any]:

@@ -12,18 +12,12 @@ from agents import Agent, Runner
 from agents.items import ModelResponse
 from agents.models.interface import Model
 from agents.usage import Usage
-from openai.types.responses import (
-    Response,
-    ResponseCompletedEvent,
-    ResponseCustomToolCall,
-    ResponseFunctionToolCall,
-    ResponseOutputItemDoneEvent,
-)
+from openai.types.responses import ResponseCustomToolCall, ResponseFunctionToolCall
 
 from hookport import HookAborted, InterceptionPoint, register_hook
 from hookport.contexts import ToolCallHookContext
 from tests.conformance.harness import Turn
-from tests.adapters.openai_agents.harness import drain, output_items
+from tests.adapters.openai_agents.harness import drain, output_items, stream_events_of
 
 ENTRIES = ("sync", "async", "stream")
 REASON = "not allowed"
@@ -47,9 +41,6 @@ def function_call(name: str, call_id: str = "call_1", **args: Any) -> ResponseFu
 def custom_call(name: str, text: str, call_id: str = "call_1") -> ResponseCustomToolCall:
     return ResponseCustomToolCall(type="custom_tool_call", id=f"ct_{call_id}", call_id=call_id, name=name,
                                   input=text)
-
-
-Answer = "list[Any] | Turn | str"
 
 
 def _items(answer: Any) -> list[Any]:
@@ -78,13 +69,8 @@ class ItemsModel(Model):
 
     async def stream_response(self, system_instructions: Any, input: Any, *args: Any,
                               **kwargs: Any) -> AsyncIterator[Any]:
-        output = self._next(input)
-        for index, item in enumerate(output):
-            yield ResponseOutputItemDoneEvent(type="response.output_item.done", item=item, output_index=index,
-                                              sequence_number=index)
-        response = Response(id="resp_scripted", created_at=0, model="scripted", object="response", output=output,
-                            tool_choice="auto", tools=[], top_p=None, parallel_tool_calls=True, status="completed")
-        yield ResponseCompletedEvent(type="response.completed", response=response, sequence_number=len(output))
+        async for event in stream_events_of(self._next(input)):
+            yield event
 
 
 def agent(name: str, tools: list[Any], *answers: Any, **options: Any) -> Agent:

@@ -65,6 +65,20 @@ def archive_tool(runs: list[Any], name: str = "archive_note") -> FunctionTool:
     return archive_note
 
 
+def async_archive_tool(runs: list[Any]) -> FunctionTool:
+    @function_tool
+    async def archive_note(note: str) -> str:
+        """Archive a note.
+
+        Args:
+            note: the note
+        """
+        runs.append(note)
+        return "ok"
+
+    return archive_note
+
+
 def _expected(denied: bool, ran: int = 1) -> int:
     return 0 if denied else ran
 
@@ -245,15 +259,7 @@ def test_body_guard_alone_with_the_call_site_unpatched(denied: bool) -> None:
 
 
 def _forms(runs: list[Any]) -> dict[str, FunctionTool]:
-    @function_tool
-    async def archive_note(note: str) -> str:
-        """Archive a note.
-
-        Args:
-            note: the note
-        """
-        runs.append(note)
-        return "ok"
+    archive_note = async_archive_tool(runs)
 
     async def by_hand(ctx: Any, arguments: str) -> str:
         runs.append(json.loads(arguments)["note"])
@@ -487,15 +493,7 @@ def test_deny_registered_by_an_async_tool_mid_streamed_run(denied: bool) -> None
             register_hook(P.PRE_TOOL_CALL, refuse, tools=["archive_note"])
         return "stopped"
 
-    @function_tool
-    async def archive_note(note: str) -> str:
-        """Archive a note.
-
-        Args:
-            note: the note
-        """
-        runs.append(note)
-        return "ok"
+    archive_note = async_archive_tool(runs)
 
     turns = [[function_call("kill_switch", "call_k")], [function_call("archive_note", "call_a", note="x")], "done"]
     run(agent("alpha", [kill_switch, archive_note], *turns), "stream")
