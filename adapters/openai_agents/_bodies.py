@@ -8,14 +8,15 @@ body may call another tool's ``on_invoke_tool``, and a future release may add
 routes. So each tool object's body is wrapped where the SDK is handed it:
 
 - at construction, by wrapping ``__post_init__`` (``FunctionTool``,
-  ``CustomTool``, ``ShellTool``) or ``__init__`` (``LocalShellTool``), which
+  ``CustomTool``, ``ShellTool``, ``ApplyPatchTool``, whose ``editor`` gets an
+  `EditorGuard`) or ``__init__`` (``LocalShellTool``), which
   every path takes: ``@function_tool``, ``Agent.as_tool``, MCP tools (the SDK
   builds a ``FunctionTool`` per MCP tool and turn), ``copy.copy`` /
   ``dataclasses.replace`` of a tool;
 - when a run lists an agent's tools (``AgentBase.get_all_tools``, every turn),
   for tools built before hookport was installed.
 
-A `BodyGuard` is a transparent ``wrapt.ObjectProxy`` of the body (``isinstance``,
+A `BodyGuard` (an `EditorGuard`) is a transparent ``wrapt.ObjectProxy`` of the body (``isinstance``,
 ``inspect.signature`` and the SDK's attribute lookups see the original), so a
 guarded tool is what it was. Idle cost: with no tool hook registered a call
 asks `tool_hooks_active` and goes straight to the body. Otherwise it asks
@@ -107,23 +108,48 @@ def _read_only(args: Args, tool_input: dict[str, Any]) -> Args:
     return args  # a structured request: hooks read it (an edit does not reach the executor)
 
 
-_KINDS: dict[str, tuple[str, Reader, Writer]] = {
-    "FunctionTool": ("on_invoke_tool", _function_input, _function_write),
-    "CustomTool": ("on_invoke_tool", _custom_input, _custom_write),
-    "ShellTool": ("executor", _shell_input, _read_only),
-    "LocalShellTool": ("executor", _shell_input, _read_only),
+Kind = tuple[str, Callable[[Any, Any], Any]]
+"""The attribute holding a tool kind's body, and how to guard it (``make(body, tool)``)."""
+
+
+def _calls(read: Reader, write: Writer) -> Callable[[Any, Any], Any]:
+    return lambda body, tool: BodyGuard(body, tool, read, write) if callable(body) else body
+
+
+_KINDS: dict[str, Kind] = {
+    "FunctionTool": ("on_invoke_tool", _calls(_function_input, _function_write)),
+    "CustomTool": ("on_invoke_tool", _calls(_custom_input, _custom_write)),
+    "ShellTool": ("executor", _calls(_shell_input, _read_only)),
+    "LocalShellTool": ("executor", _calls(_shell_input, _read_only)),
+    "ApplyPatchTool": ("editor", lambda body, tool: EditorGuard(body, tool)),
 }
 
 
 # -- the guard ----------------------------------------------------------------------------------
 
 
-class BodyGuard(wrapt.ObjectProxy):  # type: ignore[misc]
-    """One tool's body, deciding its own call when no call site did."""
+class _Guard(wrapt.ObjectProxy):  # type: ignore[misc]
+    """A transparent proxy of one tool's body (or editor), bound to its tool."""
 
-    def __init__(self, body: Any, tool: Any, read: Reader, write: Writer) -> None:
+    def __init__(self, body: Any, tool: Any) -> None:
         super().__init__(body)
         self._self_tool = weakref.ref(tool)
+
+    def __copy__(self) -> _Guard:  # a copied tool shares the body; `guard` re-binds it to the copy
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        return copy.deepcopy(self.__wrapped__, memo)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:  # pickled (a run state): the body alone
+        return self.__wrapped__.__reduce_ex__(protocol)
+
+
+class BodyGuard(_Guard):
+    """A tool's callable body, deciding its own call when no call site did."""
+
+    def __init__(self, body: Any, tool: Any, read: Reader, write: Writer) -> None:
+        super().__init__(body, tool)
         self._self_read = read
         self._self_write = write
 
@@ -136,20 +162,49 @@ class BodyGuard(wrapt.ObjectProxy):  # type: ignore[misc]
         if not body_must_decide(name, LAYER, tool_input):
             return self.__wrapped__(*args, **kwargs)
         return _decide(self.__wrapped__, tool, str(name or ""), tool_input or {}, context, self._self_write,
-                       args, kwargs)
+                       args, kwargs, BODY)
 
-    def __copy__(self) -> BodyGuard:  # a copied tool's __dict__ shares the body: the copy is guarded anew
-        return self
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
-        return copy.deepcopy(self.__wrapped__, memo)
+class EditorGuard(_Guard):
+    """An ``ApplyPatchTool``'s editor: each file operation is a call of the tool, decided on its own."""
 
-    def __reduce_ex__(self, protocol: Any) -> Any:  # pickled (a run state): the body alone
-        return self.__wrapped__.__reduce_ex__(protocol)
+    def create_file(self, operation: Any) -> Any:
+        return self._self_operate("create_file", operation)
+
+    def update_file(self, operation: Any) -> Any:
+        return self._self_operate("update_file", operation)
+
+    def delete_file(self, operation: Any) -> Any:
+        return self._self_operate("delete_file", operation)
+
+    def _self_operate(self, method: str, operation: Any) -> Any:
+        body = getattr(self.__wrapped__, method)
+        if not tool_hooks_active():
+            return body(operation)
+        tool = self._self_tool()
+        name = str(getattr(tool, "name", None) or "apply_patch")
+        tool_input = {"type": getattr(operation, "type", method), "path": getattr(operation, "path", None),
+                      "diff": getattr(operation, "diff", None)}
+        if not body_must_decide(name, LAYER, tool_input):
+            return body(operation)
+        return _decide(body, tool, name, tool_input, getattr(operation, "ctx_wrapper", None), _read_only,
+                       (operation,), {}, PATCH)
+
+
+class _PatchShape(_BodyShape):
+    """An editor operation answers with an ``ApplyPatchResult``; a refusal is a failed one."""
+
+    def refuse(self, ctx: ToolCallHookContext, refusal: HookAborted) -> Any:
+        from agents.editor import ApplyPatchResult
+
+        return ApplyPatchResult(status="failed", output=super().refuse(ctx, refusal))
+
+
+PATCH = _PatchShape()
 
 
 async def _decide(body: Any, tool: Any, name: str, tool_input: dict[str, Any], context: Any, write: Writer,
-                  args: Args, kwargs: Kwargs) -> Any:
+                  args: Args, kwargs: Kwargs, shape: ToolShape[Any]) -> Any:
     agent = getattr(context, "agent", None) or current_agent()
     ctx = ToolCallHookContext(name, tool_input, tool, tool_call_id=getattr(context, "tool_call_id", None),
                               agent=agent, agent_role=agent_name(agent), framework=FRAMEWORK)
@@ -162,8 +217,8 @@ async def _decide(body: Any, tool: Any, name: str, tool_input: dict[str, Any], c
 
     try:
         if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
-            return await on_worker(functools.partial(tool_call, layer=LAYER), ctx, run, BODY)
-        return await atool_call(ctx, run, BODY, layer=LAYER)
+            return await on_worker(functools.partial(tool_call, layer=LAYER), ctx, run, shape)
+        return await atool_call(ctx, run, shape, layer=LAYER)
     except HookAborted as error:
         record(error)
         raise
@@ -181,19 +236,21 @@ def guard(tool: Any) -> None:
     kind = _KINDS.get(type(tool).__name__) or _kind_of(tool)
     if kind is None:
         return
-    attribute, read, write = kind
+    attribute, make = kind
     body = tool.__dict__.get(attribute)
-    if body is None or not callable(body):
+    if body is None:
         return
-    if isinstance(body, BodyGuard):
+    if isinstance(body, _Guard):
         if body._self_tool() is tool:
             return
         body = body.__wrapped__
-    tool.__dict__[attribute] = BodyGuard(body, tool, read, write)
-    _remember(tool)
+    guarded = make(body, tool)
+    if guarded is not body:
+        tool.__dict__[attribute] = guarded
+        _remember(tool)
 
 
-def _kind_of(tool: Any) -> tuple[str, Reader, Writer] | None:
+def _kind_of(tool: Any) -> Kind | None:
     """A subclass of a tool class (``class MyTool(FunctionTool)``) is that kind."""
     for base in type(tool).__mro__[1:]:
         if base.__module__ == "agents.tool" and base.__name__ in _KINDS:
@@ -215,9 +272,9 @@ def unguard_all() -> None:
         tool = ref()
         if tool is None:
             continue
-        for attribute in ("on_invoke_tool", "executor"):
+        for attribute in ("on_invoke_tool", "executor", "editor"):
             body = tool.__dict__.get(attribute)
-            if isinstance(body, BodyGuard) and body._self_tool() is tool:
+            if isinstance(body, _Guard) and body._self_tool() is tool:
                 tool.__dict__[attribute] = body.__wrapped__
 
 

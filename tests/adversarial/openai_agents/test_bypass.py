@@ -399,6 +399,73 @@ def test_local_shell_tool_executor(denied: bool) -> None:
     assert len(runs) == _expected(denied)
 
 
+class _Editor:
+    def __init__(self, runs: list[Any]) -> None:
+        self.runs = runs
+
+    def create_file(self, operation: Any) -> str:
+        self.runs.append(("create", operation.path))
+        return "created"
+
+    def update_file(self, operation: Any) -> str:
+        self.runs.append(("update", operation.path))
+        return "updated"
+
+    def delete_file(self, operation: Any) -> str:
+        self.runs.append(("delete", operation.path))
+        return "deleted"
+
+
+@BOTH
+@pytest.mark.parametrize("operation", ["create_file", "update_file", "delete_file"])
+def test_apply_patch_tool_editor(operation: str, denied: bool) -> None:
+    from agents import ApplyPatchTool
+
+    runs: list[Any] = []
+    deny("apply_patch", denied)
+    call = {"type": "apply_patch_call", "id": "ap_1", "call_id": "call_1", "status": "completed",
+            "operation": {"type": operation, "path": "notes.txt", "diff": "@@\n+hello\n"}}
+    worker = agent("alpha", [ApplyPatchTool(editor=_Editor(runs))], [call], "done")
+    run(worker)
+    assert len(runs) == _expected(denied)
+    if denied:
+        assert "Tool execution was not approved. Tool: apply_patch" in outputs_sent(worker.model)["call_1"]  # type: ignore[arg-type]
+
+
+@BOTH
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_computer_tool_actions(entry: str, denied: bool) -> None:
+    from agents import AsyncComputer, ComputerTool
+    from openai.types.responses import ResponseComputerToolCall
+
+    runs: list[Any] = []
+
+    class Screen(AsyncComputer):
+        environment = "linux"
+        dimensions = (800, 600)
+
+        async def screenshot(self) -> str:
+            return "aGk="
+
+        async def click(self, x: int, y: int, button: str) -> None:
+            runs.append(("click", x, y))
+
+        async def double_click(self, x: int, y: int) -> None: ...
+        async def scroll(self, x: int, y: int, scroll_x: int, scroll_y: int) -> None: ...
+        async def type(self, text: str) -> None: ...
+        async def wait(self) -> None: ...
+        async def move(self, x: int, y: int) -> None: ...
+        async def keypress(self, keys: list[str]) -> None: ...
+        async def drag(self, path: list[tuple[int, int]]) -> None: ...
+
+    deny("computer_use_preview", denied)
+    call = ResponseComputerToolCall.model_validate(
+        {"type": "computer_call", "id": "cu_1", "call_id": "call_1", "status": "completed",
+         "pending_safety_checks": [], "action": {"type": "click", "x": 10, "y": 20, "button": "left"}})
+    run(agent("alpha", [ComputerTool(computer=Screen())], [call], "done"), entry)
+    assert len(runs) == _expected(denied)
+
+
 # -- concurrency ------------------------------------------------------------------------------------------------
 
 
