@@ -19,7 +19,7 @@ routes. So each tool object's body is wrapped where the SDK is handed it:
 A `BodyGuard` (an `EditorGuard`) is a transparent ``wrapt.ObjectProxy`` of the body (``isinstance``,
 ``inspect.signature`` and the SDK's attribute lookups see the original), so a
 guarded tool is what it was. Idle cost: with no tool hook registered a call
-asks `tool_hooks_active` and goes straight to the body. Otherwise it asks
+makes ``body_must_decide``'s two lookups and goes straight to the body. Otherwise it asks
 ``body_must_decide``: False when the call site already decided this very call
 (the body claims it), True on a route no call site covers, where it dispatches
 PRE_TOOL_CALL itself and answers a refusal with the call site's text, as the
@@ -37,7 +37,7 @@ from typing import Any
 
 import wrapt
 
-from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
+from hookport.calls import ToolShape, atool_call, tool_call
 from hookport.contexts import ToolCallHookContext
 from hookport.decisions import body_layer, body_must_decide
 from hookport.errors import HookAborted
@@ -154,7 +154,7 @@ class BodyGuard(_Guard):
         self._self_write = write
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not tool_hooks_active():
+        if not body_must_decide(None, LAYER):  # nameless: only "would a tool hook run?", the idle path
             return self.__wrapped__(*args, **kwargs)
         tool = self._self_tool()
         name = getattr(tool, "name", None)
@@ -179,7 +179,7 @@ class EditorGuard(_Guard):
 
     def _self_operate(self, method: str, operation: Any) -> Any:
         body = getattr(self.__wrapped__, method)
-        if not tool_hooks_active():
+        if not body_must_decide(None, LAYER):
             return body(operation)
         tool = self._self_tool()
         name = str(getattr(tool, "name", None) or "apply_patch")
