@@ -378,8 +378,11 @@ def test_shell_tool_local_executor(denied: bool) -> None:
     deny("shell", denied)
     call = {"type": "shell_call", "id": "sh_1", "call_id": "call_1", "status": "completed",
             "action": {"commands": ["rm -rf /tmp/x"], "timeout_ms": 1000, "max_output_length": 1000}}
-    run(agent("alpha", [ShellTool(executor=executor)], [call], "done"))
+    worker = agent("alpha", [ShellTool(executor=executor)], [call], "done")
+    run(worker)
     assert len(runs) == _expected(denied)
+    if denied:
+        assert "Tool execution was not approved. Tool: shell" in outputs_sent(worker.model)["call_1"]  # type: ignore[arg-type]
 
 
 @BOTH
@@ -395,8 +398,11 @@ def test_local_shell_tool_executor(denied: bool) -> None:
     deny("local_shell", denied)
     call = LocalShellCall(id="ls_1", call_id="call_1", status="completed", type="local_shell_call",
                           action=LocalShellCallAction(command=["rm", "-rf", "/tmp/x"], env={}, type="exec"))
-    run(agent("alpha", [LocalShellTool(executor=executor)], [call], "done"))
+    worker = agent("alpha", [LocalShellTool(executor=executor)], [call], "done")
+    run(worker)
     assert len(runs) == _expected(denied)
+    if denied:
+        assert "Tool execution was not approved. Tool: local_shell" in outputs_sent(worker.model)["call_1"]  # type: ignore[arg-type]
 
 
 class _Editor:
