@@ -614,3 +614,50 @@ def test_uninstall_puts_every_body_back() -> None:
     run(agent("alpha", [tool, custom], [function_call("archive_note", note="x"),
                                         custom_call("archive_note", "y", "call_2")], "done"))
     assert sorted(runs) == ["x", "y"], "an uninstalled adapter still refused a tool"
+
+
+# -- one decision per call: the two layers never dispatch twice --------------------------------------------------
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_each_call_is_dispatched_once_across_both_layers(entry: str) -> None:
+    """Call site + body: one PRE per call; an agent as tool and its sub-agent's same-named tool: two."""
+    seen: list[tuple[str, Any]] = []
+
+    @on(P.PRE_TOOL_CALL)
+    def count(ctx: Any) -> None:
+        seen.append((ctx.tool_name, ctx.agent_role))
+
+    runs: list[Any] = []
+    records = agent("records", [archive_tool(runs)], [function_call("archive_note", note="n")], "filed")
+    boss = agent("boss", [records.as_tool("archive_note", "Archive through the records agent."),
+                          _custom(runs, True)],
+                 [function_call("archive_note", input="go"), custom_call("archive_note", "raw", "call_2")], "done")
+    run(boss, entry)
+    assert sorted(runs) == ["n", "raw"]
+    assert sorted(seen) == [("archive_note", "boss"), ("archive_note", "boss"), ("archive_note", "records")]
+
+
+@pytest.mark.parametrize("mine", [False, True], ids=["other-agent", "this-agent"])
+def test_body_dispatch_knows_the_agent(mine: bool) -> None:
+    """A deny for one agent: the body-only route (CustomTool) refuses that agent's call, no other's."""
+    runs: list[Any] = []
+    deny("archive_note", agents=["alpha" if mine else "someone-else"])
+    run(agent("alpha", [_custom(runs, False)], [custom_call("archive_note", "x")], "done"))
+    assert len(runs) == (0 if mine else 1)
+
+
+@BOTH
+def test_body_route_with_a_plain_wrap_hook(denied: bool) -> None:
+    """A plain ``def`` wrap hook on the body-only route: it runs on hookport's worker; not calling
+    ``call_next`` keeps the tool from running, and its answer is the tool's output."""
+    runs: list[Any] = []
+
+    @on("wrap_tool_call", tools=["archive_note"])
+    def gate(ctx: Any, call_next: Any) -> Any:
+        return "gated" if denied else call_next(ctx)
+
+    worker = agent("alpha", [_custom(runs, True)], [custom_call("archive_note", "x")], "done")
+    run(worker)
+    assert len(runs) == _expected(denied)
+    assert outputs_sent(worker.model)["call_1"] == ("gated" if denied else "archived x")  # type: ignore[arg-type]
