@@ -233,7 +233,7 @@ _live = [64]
 
 def guard(tool: Any) -> None:
     """Guard `tool`'s body, once (a body guarded for another tool, copied into this one, is re-bound)."""
-    kind = _KINDS.get(type(tool).__name__) or _kind_of(tool)
+    kind = _kind_of(type(tool))
     if kind is None:
         return
     attribute, make = kind
@@ -250,9 +250,10 @@ def guard(tool: Any) -> None:
         _remember(tool)
 
 
-def _kind_of(tool: Any) -> Kind | None:
-    """A subclass of a tool class (``class MyTool(FunctionTool)``) is that kind."""
-    for base in type(tool).__mro__[1:]:
+@functools.lru_cache(maxsize=256)
+def _kind_of(cls: type) -> Kind | None:
+    """The kind of an SDK tool class, or of a subclass of one (``class MyTool(FunctionTool)``)."""
+    for base in cls.__mro__:
         if base.__module__ == "agents.tool" and base.__name__ in _KINDS:
             return _KINDS[base.__name__]
     return None
