@@ -24,8 +24,9 @@ can express proceed / mutate / replace / abort for every call, so hookport
 patches the call sites, and the SDK's hooks, guardrails and filters are left
 alone: they keep firing exactly as before, next to hookport's.
 
-Not covered: hosted tools (they run on OpenAI's servers) and a direct call
-of a tool's raw Python function (not a tool call).
+Not covered: hosted tools (they run on OpenAI's servers), a direct call of
+a tool's raw Python function (not a tool call), and ``on_invoke_tool`` of a
+tool built before install that no run has listed (hookport never saw it).
 """
 
 from __future__ import annotations
