@@ -13,6 +13,8 @@ Where each point fires:
 | AGENT_TURN_START / AGENT_TURN_END | around the consecutive turns of one agent (until a handoff or the end of the run) |
 | PRE_MODEL_CALL / POST_MODEL_CALL | ``get_response`` / ``stream_response`` of the model ``run_loop:get_model`` hands out (any `Model`) |
 | PRE_TOOL_CALL / POST_TOOL_CALL | ``_invoke_function_tool_with_metadata`` in ``run_internal.tool_execution`` (runs) and ``agents.tool`` (``invoke_function_tool``) |
+| same, computer tool | ``run_internal.tool_actions:ComputerAction._execute_action_and_capture`` (the driver's actions, then a screenshot) |
+| same, second line of defence | every local tool body: ``FunctionTool.on_invoke_tool``, ``CustomTool.on_invoke_tool``, ``ShellTool`` / ``LocalShellTool.executor``, ``ApplyPatchTool.editor``'s file operations, guarded when the tool is built (``__post_init__`` / ``__init__``) and when a run lists an agent's tools (``AgentBase.get_all_tools``); a body whose call no call site decided dispatches itself (`_bodies`) |
 
 Call sites, not the SDK's own hooks. ``RunHooks`` / ``AgentHooks`` are
 observe-only (no way to change a model answer or refuse a tool),
@@ -22,10 +24,9 @@ can express proceed / mutate / replace / abort for every call, so hookport
 patches the call sites, and the SDK's hooks, guardrails and filters are left
 alone: they keep firing exactly as before, next to hookport's.
 
-Not covered: hosted tools (they run on OpenAI's servers), the local
-computer / shell / apply-patch tools (``run_internal.tool_actions``), and a
-direct call of a function tool's raw function or ``on_invoke_tool`` outside
-the SDK's tool path.
+Not covered: hosted tools (they run on OpenAI's servers), a direct call of
+a tool's raw Python function (not a tool call), and ``on_invoke_tool`` of a
+tool built before install that no run has listed (hookport never saw it).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import ClassVar
 from hookport.adapters._base import Adapter, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
 
-from hookport.adapters.openai_agents import _models, _runs, _tools
+from hookport.adapters.openai_agents import _bodies, _computer, _models, _runs, _tools
 
 __all__ = ["OpenAIAgentsAdapter"]
 
@@ -50,6 +51,8 @@ _RUN = "agents.run"
 _LOOP = "agents.run_internal.run_loop"
 _TOOL_EXECUTION = "agents.run_internal.tool_execution"
 _RESOLUTION = "agents.run_internal.turn_resolution"
+_TOOLS = "agents.tool"
+_ACTIONS = "agents.run_internal.tool_actions"
 
 
 class OpenAIAgentsAdapter(Adapter):
@@ -71,6 +74,17 @@ class OpenAIAgentsAdapter(Adapter):
             Target(_LOOP, "get_model", _models.get_model, _MODEL, "async"),
             Target(_TOOL_EXECUTION, "_invoke_function_tool_with_metadata", _tools.invoke_function_tool, _TOOL,
                    "async"),
-            Target("agents.tool", "_invoke_function_tool_with_metadata", _tools.invoke_function_tool, _TOOL,
-                   "async"),
+            Target(_TOOLS, "_invoke_function_tool_with_metadata", _tools.invoke_function_tool, _TOOL, "async"),
+            # the second line of defence: each local tool body, when the tool is built and when a run lists it
+            Target(_TOOLS, "FunctionTool.__post_init__", _bodies.constructed, _TOOL),
+            Target(_TOOLS, "CustomTool.__post_init__", _bodies.constructed, _TOOL),
+            Target(_TOOLS, "ShellTool.__post_init__", _bodies.constructed, _TOOL),
+            Target(_TOOLS, "LocalShellTool.__init__", _bodies.constructed, _TOOL),
+            Target(_TOOLS, "ApplyPatchTool.__post_init__", _bodies.constructed, _TOOL),
+            Target(_ACTIONS, "ComputerAction._execute_action_and_capture", _computer.execute_actions, _TOOL, "async"),
+            Target("agents.agent", "AgentBase.get_all_tools", _bodies.all_tools, _TOOL, "async"),
         )
+
+    def deactivate(self) -> None:
+        super().deactivate()
+        _bodies.unguard_all()  # the bodies guarded per tool object

@@ -49,7 +49,8 @@ def _invocation_result(output: Any, sdk_error: bool) -> Any:
     return _FunctionToolInvocationResult(output, is_sdk_generated_error=sdk_error)
 
 
-def _as_text(output: Any) -> str | None:
+def as_text(output: Any) -> str | None:
+    """A tool output as the text a POST hook sees."""
     if output is None or isinstance(output, str):
         return output
     dump = getattr(output, "model_dump_json", None)
@@ -65,7 +66,7 @@ class _InvocationShape(ToolShape[Any]):
     """The SDK's ``_FunctionToolInvocationResult(output, is_sdk_generated_error)``."""
 
     def text(self, result: Any) -> str | None:
-        return _as_text(getattr(result, "output", result))
+        return as_text(getattr(result, "output", result))
 
     def replace(self, result: Any, text: str) -> Any:
         return _invocation_result(text, False)
@@ -81,7 +82,8 @@ class _InvocationShape(ToolShape[Any]):
 INVOCATION = _InvocationShape()
 
 
-def _arguments(raw: Any) -> dict[str, Any]:
+def arguments_of(raw: Any) -> dict[str, Any]:
+    """A function tool's JSON arguments as a dict ({} when they are not a JSON object)."""
     if isinstance(raw, dict):
         return dict(raw)
     try:
@@ -91,15 +93,14 @@ def _arguments(raw: Any) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {}
 
 
-async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
+async def _hooked(wrapped: Any, kwargs: Kwargs, name: str, tool_input: dict[str, Any]) -> Any:
     function_tool = kwargs.get("function_tool")
     context = kwargs.get("context")
-    name = str(getattr(function_tool, "name", None) or getattr(context, "tool_name", "") or "")
     raw_arguments = kwargs.get("arguments")
     agent = getattr(context, "agent", None) or current_agent()
     ctx = ToolCallHookContext(
         name,
-        _arguments(raw_arguments),
+        tool_input,
         function_tool,
         tool_call_id=getattr(context, "tool_call_id", None),
         agent=agent,
@@ -121,12 +122,20 @@ async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
         raise
 
 
+def _ours(wrapped: Any) -> bool:
+    """True when `wrapped` is this site already wrapped: installed before the SDK's import,
+    ``tool_execution`` imports ``agents.tool``'s function once that is patched, and wraps it again."""
+    return getattr(wrapped, "_self_wrapper", None) is invoke_function_tool
+
+
 def invoke_function_tool(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``_invoke_function_tool_with_metadata`` (keyword-only), in either module."""
     check_latch()
-    if args or not tool_hooks_active():
+    if args or not tool_hooks_active() or _ours(wrapped):
         return wrapped(*args, **kwargs)
-    name = getattr(kwargs.get("function_tool"), "name", None)
-    if outer_layer_dispatched_tool(name, FRAMEWORK):
+    context = kwargs.get("context")
+    name = str(getattr(kwargs.get("function_tool"), "name", None) or getattr(context, "tool_name", "") or "")
+    tool_input = arguments_of(kwargs.get("arguments"))
+    if outer_layer_dispatched_tool(name, FRAMEWORK, tool_input):  # this very call, decided by an outer layer
         return wrapped(*args, **kwargs)
-    return _hooked(wrapped, kwargs)
+    return _hooked(wrapped, kwargs, name, tool_input)

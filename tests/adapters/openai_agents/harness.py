@@ -105,13 +105,18 @@ class ScriptedModel(Model):
                               output_schema: Any, handoffs: Any, tracing: Any, *args: Any,
                               **kwargs: Any) -> AsyncIterator[Any]:
         turn = self._next(system_instructions, input)
-        output = output_items(turn)
-        for index, item in enumerate(output):
-            yield ResponseOutputItemDoneEvent(type="response.output_item.done", item=item, output_index=index,
-                                              sequence_number=index)
-        response = Response(id="resp_scripted", created_at=0, model="scripted", object="response", output=output,
-                            tool_choice="auto", tools=[], top_p=None, parallel_tool_calls=True, status="completed")
-        yield ResponseCompletedEvent(type="response.completed", response=response, sequence_number=len(output))
+        async for event in stream_events_of(output_items(turn)):
+            yield event
+
+
+async def stream_events_of(output: list[Any]) -> AsyncIterator[Any]:
+    """A streamed answer of `output` items: one ``output_item.done`` event each, then ``completed``."""
+    for index, item in enumerate(output):
+        yield ResponseOutputItemDoneEvent(type="response.output_item.done", item=item, output_index=index,
+                                          sequence_number=index)
+    response = Response(id="resp_scripted", created_at=0, model="scripted", object="response", output=output,
+                        tool_choice="auto", tools=[], top_p=None, parallel_tool_calls=True, status="completed")
+    yield ResponseCompletedEvent(type="response.completed", response=response, sequence_number=len(output))
 
 
 def build_tools(tool_runs: list[tuple[str, dict[str, Any]]]) -> list[Any]:
@@ -139,6 +144,31 @@ def build_tools(tool_runs: list[tuple[str, dict[str, Any]]]) -> list[Any]:
         return f"purged {table}"
 
     return [add_numbers, purge_records]
+
+
+def nested_purge(inner_args: dict[str, Any], tool_runs: list[tuple[str, dict[str, Any]]],
+                 name: str = "purge_records") -> Any:
+    """A tool named `name` whose body runs a sub-agent that calls its own `name` tool with `inner_args`."""
+
+    @function_tool(name_override=name)
+    async def outer(table: str) -> str:
+        """Delete every record of a table, through the records agent.
+
+        Args:
+            table: the table to purge
+        """
+        tool_runs.append((f"outer:{name}", {"table": table}))
+        records = build_agent("records", [Turn.call(name, **inner_args), Turn.final("inner done")], [], tool_runs,
+                              tools=[_renamed(build_tools(tool_runs)[1], name)])
+        return str((await Runner.run(records, f"purge {table}")).final_output)
+
+    return outer
+
+
+def _renamed(tool: Any, name: str) -> Any:
+    if tool.name != name:
+        tool.name = name
+    return tool
 
 
 def build_agent(name: str, script: list[Turn], inputs: list[list[dict[str, Any]]],
@@ -200,6 +230,23 @@ class OpenAIAgentsHarness(Harness):
                 output = asyncio.run(self._stream(worker, prompt))
             else:
                 raise ValueError(f"the Agents SDK has no {entry!r} entry point")
+        except Exception as caught:  # noqa: BLE001 - the scenario inspects it
+            error = caught
+        return RunResult(output=None if output is None else str(output), error=error, model_inputs=inputs,
+                         tool_runs=tool_runs)
+
+    def run_nested(self, outer_args: dict[str, Any], inner_args: dict[str, Any], *,
+                   agent: str = "alpha") -> RunResult:
+        """The outer ``purge_records`` is a function tool whose body runs a sub-agent (what
+        ``Agent.as_tool`` does) that calls its own, distinct ``purge_records`` tool."""
+        inputs: list[list[dict[str, Any]]] = []
+        tool_runs: list[tuple[str, dict[str, Any]]] = []
+        worker = build_agent(agent, [Turn.call("purge_records", **outer_args), Turn.final("done")], inputs,
+                             tool_runs, tools=[nested_purge(inner_args, tool_runs)])
+        output: Any = None
+        error: BaseException | None = None
+        try:
+            output = Runner.run_sync(worker, "Purge the public table.").final_output
         except Exception as caught:  # noqa: BLE001 - the scenario inspects it
             error = caught
         return RunResult(output=None if output is None else str(output), error=error, model_inputs=inputs,
