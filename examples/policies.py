@@ -16,7 +16,7 @@ from hookport import InterceptionPoint, on
 from hookport.compat.crewai import before_tool_call
 from hookport.compat.praisonai import add_hook
 
-CARD = re.compile(r"\b(?:\d[ -]?){13,16}\b")
+CARD = re.compile(r"\b\d(?:[ -]?\d){12,15}\b")
 
 
 def trace(who: str, what: str) -> None:
