@@ -20,12 +20,11 @@ tool's type resolves to acts.
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from hookport.adapters._base import _peel
+from hookport.adapters._method_guards import MethodGuards
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.google_adk._state import FRAMEWORK, agent_fields
 from hookport.calls import atool_call, tool_call
@@ -34,84 +33,23 @@ from hookport.decisions import body_layer, body_must_decide
 from hookport.points import ExtensionPoint
 
 LAYER = body_layer(FRAMEWORK)
-_METHOD = "run_async"
-
-
-class _Guards:
-    """The classes whose ``run_async`` hookport guarded, to be restored on uninstall."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.active = False
-        self._seen: set[type] = set()
-        self._patched: list[tuple[type, Any, Any]] = []  # (class, original, wrapper)
-        self._owner: dict[type, type | None] = {}
-
-    def guard_type(self, cls: type) -> None:
-        """Guard every class of `cls`'s MRO that defines ``run_async`` (once per class)."""
-        if cls in self._seen or not self.active:
-            return
-        with self._lock:
-            for klass in cls.__mro__:
-                if klass in self._seen or _METHOD not in klass.__dict__:
-                    continue
-                original = klass.__dict__[_METHOD]
-                if getattr(original, "_hookport_body_guard", False) or not callable(original):
-                    continue
-                wrapper = _guarded(klass, original)
-                setattr(klass, _METHOD, wrapper)
-                self._patched.append((klass, original, wrapper))
-            self._seen.update(k for k in cls.__mro__)
-
-    def guard_tree(self, base: type) -> None:
-        """Guard `base` and every subclass defined so far."""
-        stack = [base]
-        while stack:
-            cls = stack.pop()
-            self.guard_type(cls)
-            stack.extend(cls.__subclasses__())
-
-    def owner(self, cls: type) -> type | None:
-        """The class whose ``run_async`` `cls` resolves to (cached)."""
-        found = self._owner.get(cls, False)
-        if found is False:
-            found = next((k for k in cls.__mro__ if _METHOD in k.__dict__), None)
-            self._owner[cls] = found
-        return found  # type: ignore[return-value]
-
-    def remove_all(self) -> None:
-        with self._lock:
-            self.active = False
-            while self._patched:
-                klass, original, wrapper = self._patched.pop()
-                current = klass.__dict__.get(_METHOD)
-                if current is wrapper:
-                    setattr(klass, _METHOD, original)
-                elif current is not None:  # someone wrapped it on top: unhook under them
-                    _peel(current, wrapper, original)
-            self._seen.clear()
-            self._owner.clear()
-
-
-GUARDS = _Guards()
+GUARDS = MethodGuards("run_async", lambda klass, original: _guarded(klass, original))
 
 
 def install_guards(base_tool_module: Any) -> None:
     """When ``google.adk.tools.base_tool`` is imported: guard the tool classes that exist."""
-    GUARDS.active = True
     GUARDS.guard_tree(base_tool_module.BaseTool)
 
 
 def tool_built(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``BaseTool.__init__``: a tool of a class hookport has not seen yet gets its class guarded."""
-    if instance is not None and type(instance) not in GUARDS._seen:
+    if instance is not None and type(instance) not in GUARDS.seen:
         GUARDS.guard_type(type(instance))
     return wrapped(*args, **kwargs)
 
 
 def _guarded(klass: type, original: Callable[..., Any]) -> Callable[..., Any]:
-    """`klass`'s ``run_async``, guarded. A plain function, not a wrapt wrapper: binding one of
-    those costs ~3 µs per call, over the idle budget; this costs one call and `body_must_decide`."""
+    """`klass`'s ``run_async``, guarded: idle, one call and `body_must_decide`."""
 
     @functools.wraps(original)
     def run_async(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -123,7 +61,6 @@ def _guarded(klass: type, original: Callable[..., Any]) -> Callable[..., Any]:
             return original(self, *args, **kwargs)
         return _decide(original, self, args, kwargs)
 
-    run_async._hookport_body_guard = True  # type: ignore[attr-defined]
     return run_async
 
 

@@ -326,7 +326,7 @@ def test_uninstall_removes_every_body_guard() -> None:
     record = Record([])
     adapters.uninstall("google-adk")
     try:
-        assert not any(getattr(cls.__dict__.get("run_async"), "_hookport_body_guard", False)
+        assert not any(getattr(cls.__dict__.get("run_async"), "_hookport_method_guard", False)
                        for cls in (BaseTool, FunctionTool, AgentTool))
         deny_purge(True)
         run_node(purge_workflow(record))
