@@ -5,7 +5,8 @@ Frameworks whose tool classes each define their own execution method (ADK's
 covered by patching the base class: every subclass overrides it. `MethodGuards`
 replaces the method in the ``__dict__`` of each class that defines it, for the
 classes that exist (`guard_tree`) and for each new one the adapter meets
-(`guard_type`), and restores every one on uninstall (`remove_all`).
+(`guard_type`, or `watch` for every class defined later), and restores every one
+on uninstall (`remove_all`).
 
 A guard is a plain function, not a wrapt wrapper: binding a wrapt wrapper costs
 ~3 µs per call, over the idle budget of a tool call. An override that calls
@@ -39,6 +40,7 @@ class MethodGuards:
         self.seen: set[type] = set()
         self._patched: list[tuple[type, Any, Any]] = []  # (class, original, guard)
         self._owner: dict[type, type | None] = {}
+        self._watched: list[type] = []
 
     def guard_type(self, cls: type) -> None:
         """Guard every class of `cls`'s MRO that defines the method and is wanted (once per class)."""
@@ -66,6 +68,20 @@ class MethodGuards:
             self.guard_type(cls)
             pending.extend(cls.__subclasses__())
 
+    def watch(self, base: type) -> None:
+        """Guard every class defined from now on under `base` as it is created (``__init_subclass__``):
+        a framework whose tool objects do not all pass one constructor hookport could patch."""
+        if "__init_subclass__" in base.__dict__:
+            return  # the framework's own hook: not replaced (classes are then met by `guard_type`)
+        guards = self
+
+        def __init_subclass__(cls: type, **kwargs: Any) -> None:
+            super(base, cls).__init_subclass__(**kwargs)  # type: ignore[misc]
+            guards.guard_type(cls)
+
+        base.__init_subclass__ = classmethod(__init_subclass__)  # type: ignore[assignment]
+        self._watched.append(base)
+
     def owner(self, cls: type) -> type | None:
         """The class whose method `cls` resolves to (cached)."""
         found = self._owner.get(cls, False)
@@ -85,5 +101,9 @@ class MethodGuards:
                     setattr(klass, self.method, original)
                 elif current is not None:  # something wrapped it on top: unhook ours beneath
                     _peel(current, guarded, original)
+            while self._watched:
+                base = self._watched.pop()
+                if "__init_subclass__" in base.__dict__:
+                    delattr(base, "__init_subclass__")
             self.seen.clear()
             self._owner.clear()
