@@ -12,7 +12,7 @@ Where each point fires:
 | PRE_STEP / POST_STEP ``kind="llm_step"`` | ``BaseLlmFlow._run_one_step_async``: one model request and the tool calls it asked for |
 | PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``BaseLlmFlow._run_and_handle_error``, which ADK hands the response generator of whatever ``BaseLlm`` the agent uses |
 | PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ADK's ``_call_tool_async(tool, args, tool_context)``: function, MCP and agent tools, each call of a parallel batch |
-| PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL (tool body) | every ``BaseTool`` class's own ``run_async`` (guarded at install and when a tool of a new class is built, ``BaseTool.__init__``): a tool run no call site decided (a ``Workflow``'s tool node, a tool running a tool) dispatches there; under the call site it stays silent |
+| PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL (tool body) | every ``BaseTool`` class's own ``run_async`` (guarded at install and as each new class is defined): a tool run no call site decided (a ``Workflow``'s tool node, a tool running a tool) dispatches there; under the call site it stays silent |
 | PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL (ADK < 2.9, tool thread pool) | ``functions._call_tool_in_thread_pool``: with ``RunConfig.tool_thread_pool_config`` those releases run a tool there instead of the tool site (a sync ``FunctionTool``'s function directly) |
 | (context) | ``google.adk.runners.create_thread``: ``Runner.run``'s thread gets a copy of the caller's context; what the run raised there is re-raised in the caller (ADK < 2.10 drops it) |
 
@@ -114,7 +114,6 @@ class GoogleADKAdapter(Adapter):
                    "astream"),
             Target(_FLOW, "BaseLlmFlow._run_and_handle_error", _lazy("_models", "model_request"), _MODEL, "astream"),
             Target(tool_module, tool_function, _lazy("_tools", "tool_run"), _TOOL, "async"),
-            Target(_BASE_TOOL, "BaseTool.__init__", _lazy("_bodies", "tool_built"), _TOOL, "sync"),
         ]
         until, pool_module, pool_function = POOL_SITE
         if version and release(version) < until:

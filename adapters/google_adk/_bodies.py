@@ -6,8 +6,8 @@ node (``_ToolNode``) calls it itself, so does a tool that runs another tool, and
 future release may add more. Each tool class defines its own ``run_async``
 (``FunctionTool``, ``AgentTool``, ``McpTool``, ``NodeTool``, an app's ``BaseTool``
 subclass), so the guard is put on the class: on every ``BaseTool`` subclass that
-exists when the adapter is installed, and on each new class when its first tool is
-built (``BaseTool.__init__``, a target of the adapter). Uninstall removes them all.
+exists when the adapter is installed, and on each new class as it is defined
+(``BaseTool.__init_subclass__``). Uninstall removes them all.
 
 A guarded ``run_async`` asks `body_must_decide` (two lookups when no tool hook is
 registered); under a call site that decided this call it claims the decision and
@@ -37,15 +37,9 @@ GUARDS = MethodGuards("run_async", lambda klass, original: _guarded(klass, origi
 
 
 def install_guards(base_tool_module: Any) -> None:
-    """When ``google.adk.tools.base_tool`` is imported: guard the tool classes that exist."""
+    """When ``google.adk.tools.base_tool`` is imported: guard the tool classes that exist and will."""
     GUARDS.guard_tree(base_tool_module.BaseTool)
-
-
-def tool_built(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``BaseTool.__init__``: a tool of a class hookport has not seen yet gets its class guarded."""
-    if instance is not None and type(instance) not in GUARDS.seen:
-        GUARDS.guard_type(type(instance))
-    return wrapped(*args, **kwargs)
+    GUARDS.watch(base_tool_module.BaseTool)
 
 
 def _guarded(klass: type, original: Callable[..., Any]) -> Callable[..., Any]:

@@ -126,9 +126,9 @@ def test_workflow_given_to_an_agent_as_a_tool(deny: bool) -> None:
 def test_class_based_tool_in_a_workflow(deny: bool) -> None:
     record = Record([])
 
-    class PurgeTool(BaseTool):
+    class PurgeTool(BaseTool):  # defined after install, and never through BaseTool.__init__
         def __init__(self) -> None:
-            super().__init__(name="purge_records", description="Delete a table's records.")
+            self.name, self.description = "purge_records", "Delete a table's records."
 
         async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
             record.tool_runs.append(("purge_records", dict(args)))
@@ -328,6 +328,7 @@ def test_uninstall_removes_every_body_guard() -> None:
     try:
         assert not any(getattr(cls.__dict__.get("run_async"), "_hookport_method_guard", False)
                        for cls in (BaseTool, FunctionTool, AgentTool))
+        assert "__init_subclass__" not in BaseTool.__dict__
         deny_purge(True)
         run_node(purge_workflow(record))
         assert runs(record) == 1, "uninstalled: nothing refuses"
