@@ -283,13 +283,48 @@ class _PurgeToolset(AbstractToolset[Any]):
         return "purged"
 
 
+def _slotted() -> type:
+    """A toolset class defined while installed and re-created by ``dataclass(slots=True)`` (a copy
+    of a class hookport has just guarded)."""
+
+    @dataclass(slots=True)
+    class SlottedPurgeToolset(_PurgeToolset):
+        async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any],
+                            tool: ToolsetTool[Any]) -> Any:
+            self.record.tool_runs.append(("purge_records", dict(tool_args)))
+            return "purged"
+
+    return SlottedPurgeToolset
+
+
 @DENY
-def test_custom_toolset_class(deny: bool) -> None:
+@pytest.mark.parametrize("slotted", [False, True], ids=["plain", "slotted-copy"])
+def test_custom_toolset_class(deny: bool, slotted: bool) -> None:
     record = _Record(PURGE)
+    toolset = _slotted() if slotted else _PurgeToolset
     seen = deny_purge(deny)
-    bare_agent(record, toolsets=[_PurgeToolset(record)]).run_sync("purge")
+    bare_agent(record, toolsets=[toolset(record)]).run_sync("purge")
     assert runs(record) == (0 if deny else 1)
     assert len(seen) == 1
+
+
+@DENY
+@pytest.mark.parametrize("slotted", [False, True], ids=["plain", "slotted-copy"])
+def test_custom_toolset_class_body_alone(deny: bool, slotted: bool) -> None:
+    """No hook as the run starts, a kill switch registers the deny: only the toolset's guard can refuse."""
+    record = _Record([Turn.call("kill_switch"), Turn.call("purge_records", table="users"), Turn.final("done")])
+    toolset = _slotted() if slotted else _PurgeToolset
+    agent = bare_agent(record, toolsets=[toolset(record)])
+
+    @agent.tool_plain
+    def kill_switch() -> str:
+        """Stop all purges."""
+        if deny:
+            register_hook(P.PRE_TOOL_CALL, refuse, tools=["purge_records"])
+        return "stopped"
+
+    agent.run_sync("purge")
+    assert runs(record) == (0 if deny else 1)
 
 
 # -- the body layer alone ---------------------------------------------------------------------------------
