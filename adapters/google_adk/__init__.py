@@ -12,6 +12,8 @@ Where each point fires:
 | PRE_STEP / POST_STEP ``kind="llm_step"`` | ``BaseLlmFlow._run_one_step_async``: one model request and the tool calls it asked for |
 | PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``BaseLlmFlow._run_and_handle_error``, which ADK hands the response generator of whatever ``BaseLlm`` the agent uses |
 | PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ADK's ``_call_tool_async(tool, args, tool_context)``: function, MCP and agent tools, each call of a parallel batch |
+| PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL (tool body) | every ``BaseTool`` class's own ``run_async`` (guarded at install and as each new class is defined): a tool run no call site decided (a ``Workflow``'s tool node, a tool running a tool) dispatches there; under the call site it stays silent |
+| PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL (ADK < 2.9, tool thread pool) | ``functions._call_tool_in_thread_pool``: with ``RunConfig.tool_thread_pool_config`` those releases run a tool there instead of the tool site (a sync ``FunctionTool``'s function directly) |
 | (context) | ``google.adk.runners.create_thread``: ``Runner.run``'s thread gets a copy of the caller's context; what the run raised there is re-raised in the caller (ADK < 2.10 drops it) |
 
 Native or patched, and why. ADK's own hook system, plugins (``BasePlugin``,
@@ -58,6 +60,7 @@ __all__ = ["GoogleADKAdapter"]
 P = InterceptionPoint
 _RUNNERS = "google.adk.runners"
 _FLOW = "google.adk.flows.llm_flows.base_llm_flow"
+_BASE_TOOL = "google.adk.tools.base_tool"
 _BOUNDARY = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END)
 _MODEL = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL)
 _TOOL = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
@@ -69,6 +72,11 @@ TOOL_SITES: tuple[tuple[tuple[int, ...], str, str], ...] = (
     ((2, 0), "google.adk.flows.llm_flows.functions", "__call_tool_async"),
 )
 """Where ADK runs a tool, newest first: (from release, module, function). It moved twice in 2.x."""
+
+
+POOL_SITE = ((2, 9), "google.adk.flows.llm_flows.functions", "_call_tool_in_thread_pool")
+"""Before this release, ``RunConfig.tool_thread_pool_config`` runs a tool here instead of the tool
+site, and a sync ``FunctionTool``'s function directly (no ``run_async``): a call site of its own."""
 
 
 def tool_site(version: str | None) -> tuple[str, str]:
@@ -94,8 +102,9 @@ class GoogleADKAdapter(Adapter):
     not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset()
 
     def targets(self) -> Sequence[Target]:
-        tool_module, tool_function = tool_site(installed_version(self.distribution))
-        return (
+        version = installed_version(self.distribution)
+        tool_module, tool_function = tool_site(version)
+        targets = [
             Target(_RUNNERS, "create_thread", _lazy("_runs", "thread_with_context"), _BOUNDARY, "sync"),
             Target(_RUNNERS, "Runner.run", _lazy("_runs", "sync_run"), _BOUNDARY, "stream"),
             Target(_RUNNERS, "Runner.run_async", _lazy("_runs", "run_entry"), _BOUNDARY, "astream"),
@@ -105,14 +114,31 @@ class GoogleADKAdapter(Adapter):
                    "astream"),
             Target(_FLOW, "BaseLlmFlow._run_and_handle_error", _lazy("_models", "model_request"), _MODEL, "astream"),
             Target(tool_module, tool_function, _lazy("_tools", "tool_run"), _TOOL, "async"),
-        )
+        ]
+        until, pool_module, pool_function = POOL_SITE
+        if version and release(version) < until:
+            targets.append(Target(pool_module, pool_function, _lazy("_tools", "tool_run"), _TOOL, "async"))
+        return targets
 
     def activate(self, report: InstallReport) -> None:
         super().activate(report)
         self.when_imported("google.adk.events.event", _register_answers)
+        self.when_imported(_BASE_TOOL, _guard_tool_bodies)
+
+    def deactivate(self) -> None:
+        super().deactivate()
+        from hookport.adapters.google_adk._bodies import GUARDS
+
+        GUARDS.remove_all()
 
 
 def _register_answers(_module: Any) -> None:
     from hookport.adapters.google_adk._runs import register_answers
 
     register_answers()
+
+
+def _guard_tool_bodies(module: Any) -> None:
+    from hookport.adapters.google_adk._bodies import install_guards
+
+    install_guards(module)

@@ -1,5 +1,7 @@
 """PRE_TOOL_CALL / WRAP_TOOL_CALL / POST_TOOL_CALL around every tool ADK runs for an agent.
 
+(The tools' own bodies are the second line, in ``_bodies``: a run no call site decided.)
+
 The call site is ADK's ``_call_tool_async(tool, args, tool_context)``, the one line
 that runs ``tool.run_async`` for function tools, MCP tools, agent tools and the
 rest, each call of a parallel batch on its own. It moved between releases (the
@@ -53,7 +55,7 @@ async def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: d
     """``_call_tool_async(tool, args=..., tool_context=...)``: one tool call, hooked when a tool hook would run."""
     if not tool_hooks_active():
         return await wrapped(*args, **kwargs)
-    tool, tool_args, tool_context = _bind(args, kwargs)
+    tool, tool_args, tool_context, rest = _bind(args, kwargs)
     invocation = getattr(tool_context, "_invocation_context", None)
     ctx = ToolCallHookContext(
         getattr(tool, "name", type(tool).__name__), tool_args if isinstance(tool_args, dict) else {}, tool,
@@ -62,15 +64,17 @@ async def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: d
     )
 
     async def run(c: ToolCallHookContext) -> Any:
-        return await wrapped(tool, args=c.tool_input, tool_context=tool_context)
+        return await wrapped(tool, args=c.tool_input, tool_context=tool_context, **rest)
 
     if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
         return await on_worker(tool_call, ctx, run, SHAPE)
     return await atool_call(ctx, run, SHAPE)
 
 
-def _bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any]:
-    values = list(args[:3])
-    for name in ("tool", "args", "tool_context")[len(values):]:
-        values.append(kwargs.get(name))
-    return values[0], values[1], values[2]
+_PARAMETERS = ("tool", "args", "tool_context", "max_workers")
+
+
+def _bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, dict[str, Any]]:
+    """(tool, args, tool_context, the other arguments by name: the thread pool's ``max_workers``)."""
+    bound = {**dict(zip(_PARAMETERS, args)), **kwargs}
+    return bound.pop("tool", None), bound.pop("args", None), bound.pop("tool_context", None), bound

@@ -12,6 +12,7 @@ Where each point fires:
 | PRE_STEP / POST_STEP ``kind="node"`` | ``UserPromptNode.run``, ``ModelRequestNode.run``, ``CallToolsNode.run`` (``pydantic_ai._agent_graph``) |
 | PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``request`` / ``request_stream`` of the model serving each request, wrapped in ``wrap_model_request`` |
 | PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ``wrap_tool_execute`` (function tools, toolsets, MCP; not output tools) |
+| PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL (tool body) | every toolset class's own ``call_tool`` that runs tools (``FunctionToolset``, MCP toolsets, an app's ``AbstractToolset``), guarded at install and as new classes are defined: a tool run no call site decided dispatches there |
 
 Native or patched, and why. Pydantic AI has its own hook system, capabilities
 (``pydantic_ai.capabilities.AbstractCapability``), with the same method set from
@@ -37,6 +38,10 @@ Steps are patched on the node classes instead of joining ``wrap_node_run``: in
 1.107 and 2.0 a bare ``async for node in agent_run`` does not fire
 ``wrap_node_run`` and Pydantic AI warns on every such loop once any capability
 defines it, so joining would miss steps and add warnings to user code.
+
+The tool points also have a second line (``_bodies``): the ``call_tool`` of every toolset class
+that runs tools checks its call was decided, and dispatches itself when it was not (a hook
+registered mid-run with none before, a tool that runs a toolset itself).
 
 A refused tool call returns ``The tool call was denied: <reason>`` as the tool's
 result (the model reads it as that call's tool return; the run goes on). It is
@@ -88,9 +93,18 @@ def _add_capability(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: 
     if ACTIVE.on and native_hooks_registered():
         from hookport.adapters.pydantic_ai._capability import HookportCapability, holds
 
-        if not holds(getattr(getattr(instance, "_root_capability", None), "capabilities", None) or ()):
+        if not holds(_run_root(instance)):
             kwargs["capabilities"] = [*(kwargs.get("capabilities") or ()), HookportCapability()]
     return wrapped(*args, **kwargs)
+
+
+def _run_root(agent: Any) -> Any:
+    """The capabilities a run of `agent` starts from: an ``override(spec=...)``'s root while one is in
+    force (built when the override began, with or without hookport's), else the agent's own."""
+    override = getattr(agent, "_override_root_capability", None)
+    chosen = override.get() if override is not None else None
+    root = chosen.value if chosen is not None else getattr(agent, "_root_capability", None)
+    return getattr(root, "capabilities", None) or ()
 
 
 async def _node_step(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -120,7 +134,17 @@ class PydanticAIAdapter(Adapter):
         ACTIVE.on = True
         report.native = sorted(p.value for p in NATIVE_POINTS)
         super().activate(report)
+        self.when_imported("pydantic_ai.agent", _guard_tool_bodies)  # its import has loaded every toolset
 
     def deactivate(self) -> None:
         ACTIVE.on = False
         super().deactivate()
+        from hookport.adapters.pydantic_ai._bodies import GUARDS
+
+        GUARDS.remove_all()
+
+
+def _guard_tool_bodies(_module: Any) -> None:
+    from hookport.adapters.pydantic_ai._bodies import install_guards
+
+    install_guards()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from hookport.adapters.pydantic_ai._bodies import site_call
 from hookport.calls import ToolShape, atool_call, tool_hooks_active
 from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
@@ -49,4 +50,8 @@ async def hooked_tool_call(fields: dict[str, Any], call: Any, args: Any, handler
     async def run(c: ToolCallHookContext) -> Any:
         return await handler(c.tool_input if isinstance(args, dict) else args)
 
-    return await atool_call(ctx, run, SHAPE)
+    token = site_call.set((call.tool_call_id, call.tool_name))  # binds a renamed toolset's body to this call
+    try:
+        return await atool_call(ctx, run, SHAPE)
+    finally:
+        site_call.reset(token)

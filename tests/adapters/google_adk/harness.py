@@ -30,6 +30,7 @@ from google.adk.models.base_llm import BaseLlm  # noqa: E402
 from google.adk.models.llm_request import LlmRequest  # noqa: E402
 from google.adk.models.llm_response import LlmResponse  # noqa: E402
 from google.adk.runners import InMemoryRunner  # noqa: E402
+from google.adk.tools import FunctionTool, ToolContext  # noqa: E402
 from google.genai import types  # noqa: E402
 from pydantic import PrivateAttr  # noqa: E402
 
@@ -129,9 +130,22 @@ def make_tools(record: Record) -> list[Callable[..., str]]:
     return [add_numbers, purge_records]
 
 
-def make_runner(record: Record, name: str, **agent_options: Any) -> InMemoryRunner:
+def make_nested_tools(record: Record, inner_args: dict[str, Any]) -> list[Any]:
+    """An outer ``purge_records`` whose body runs a distinct inner ``purge_records`` tool through
+    ADK's own tool method (``FunctionTool.run_async``, as a workflow's tool node does)."""
+    inner = FunctionTool(make_tools(record)[1])
+
+    async def purge_records(table: str, tool_context: ToolContext) -> Any:
+        """Delete every record of a table (and its archive)."""
+        record.tool_runs.append(("outer:purge_records", {"table": table}))
+        return await inner.run_async(args=dict(inner_args), tool_context=tool_context)
+
+    return [purge_records]
+
+
+def make_runner(record: Record, name: str, tools: list[Any] | None = None, **agent_options: Any) -> InMemoryRunner:
     agent = LlmAgent(name=name, model=ScriptedLlm(record), instruction="Answer briefly.",
-                     tools=make_tools(record), **agent_options)
+                     tools=make_tools(record) if tools is None else tools, **agent_options)
     return InMemoryRunner(agent=agent, app_name="hookport")
 
 
@@ -185,18 +199,24 @@ class GoogleADKHarness(Harness):
         self._current: Record | None = None
 
     def run(self, script: list[Turn], *, entry: Entry = "sync", agent: str = "alpha",
-            prompt: str = "What is 2 + 3?") -> RunResult:
+            prompt: str = "What is 2 + 3?", tools: Callable[[Record], list[Any]] | None = None) -> RunResult:
         record = Record(script)
         self._current = record
         output: str | None = None
         error: BaseException | None = None
         try:
-            output = answer_of(run_events(make_runner(record, agent), entry, prompt))
+            runner = make_runner(record, agent, tools(record) if tools else None)
+            output = answer_of(run_events(runner, entry, prompt))
         except Exception as caught:  # the entry point's error is part of the result
             error = caught
         finally:
             self._current = None
         return RunResult(output=output, error=error, model_inputs=record.model_inputs, tool_runs=record.tool_runs)
+
+    def run_nested(self, outer_args: dict[str, Any], inner_args: dict[str, Any], *,
+                   agent: str = "alpha") -> RunResult:
+        script = [Turn.call("purge_records", **outer_args), Turn.final("done")]
+        return self.run(script, agent=agent, tools=lambda record: make_nested_tools(record, inner_args))
 
     def refusal_text(self, tool: str, reason: str) -> str:
         return REFUSAL.format(tool=tool, reason=reason)

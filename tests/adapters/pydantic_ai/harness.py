@@ -124,6 +124,22 @@ def make_agent(record: _Record, name: str) -> Agent[None, str]:
     return agent
 
 
+def make_nested_agent(record: _Record, name: str, inner_args: dict[str, Any]) -> Agent[None, str]:
+    """An agent whose ``purge_records`` delegates to another agent (Pydantic AI's agent delegation),
+    whose own, distinct ``purge_records`` tool the inner model calls with `inner_args`."""
+    inner = _Direct(record, [Turn.call("purge_records", **inner_args), Turn.final("inner done")])
+    delegate = make_agent(inner, "records")
+    agent: Agent[None, str] = Agent(ScriptedModel(record).model(), name=name)
+
+    @agent.tool_plain
+    async def purge_records(table: str) -> str:
+        """Delete every record of a table (the records agent does it)."""
+        record.tool_runs.append(("outer:purge_records", {"table": table}))
+        return str((await delegate.run(f"purge {table}")).output)
+
+    return agent
+
+
 def _in_a_thread(call: Any) -> Any:
     """Run `call()` on a worker thread with this context (a hook's re-entrancy flag included),
     as a hook that needs a whole agent run of its own would, since its caller's loop is busy."""
@@ -169,6 +185,17 @@ class PydanticAIHarness(Harness):
             error = caught
         finally:
             self._current = None
+        return RunResult(output=output, error=error, model_inputs=record.model_inputs, tool_runs=record.tool_runs)
+
+    def run_nested(self, outer_args: dict[str, Any], inner_args: dict[str, Any], *,
+                   agent: str = "alpha") -> RunResult:
+        record = _Record([Turn.call("purge_records", **outer_args), Turn.final("done")])
+        output: str | None = None
+        error: BaseException | None = None
+        try:
+            output = self._entry(make_nested_agent(record, agent, inner_args), "sync", "purge")
+        except Exception as caught:
+            error = caught
         return RunResult(output=output, error=error, model_inputs=record.model_inputs, tool_runs=record.tool_runs)
 
     def _entry(self, agent: Agent[None, str], entry: Entry, prompt: str) -> str | None:
