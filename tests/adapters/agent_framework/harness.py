@@ -157,11 +157,13 @@ class AgentFrameworkHarness(Harness):
         for scenario in ("wrap__retry_reissues_the_model_request", "wrap__fallback_answers_when_the_model_fails",
                          "middleware__tool_retry_reruns_a_failing_call")
     } | {
-        "middleware__user_decorators_before_after_wrap": (
+        scenario: (
             "Agent Framework makes every model request on an event loop, and the scenario's `@wrap_model_call` is "
             "a sync-only LangChain middleware with no async form to run there (as on LangChain's own agents "
             "under ainvoke)"
-        ),
+        )
+        for scenario in ("middleware__user_decorators_before_after_wrap",
+                         "middleware__wrap_model_call_reads_the_handlers_answer")
     }
 
     def __init__(self) -> None:

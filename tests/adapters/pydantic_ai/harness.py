@@ -162,12 +162,14 @@ class PydanticAIHarness(Harness):
         )
         for scenario in ("wrap__retry_reissues_the_model_request", "wrap__fallback_answers_when_the_model_fails")
     } | {
-        "middleware__user_decorators_before_after_wrap": (
+        scenario: (
             "Pydantic AI makes every model request on an event loop (run_sync too), and the scenario's "
             "`@wrap_model_call` is a sync-only middleware: it has no async form to run there, as on LangChain's "
             "own agents under ainvoke (MiddlewareNotOfferedError); its async form passes "
             "(middleware__user_async_middleware)"
-        ),
+        )
+        for scenario in ("middleware__user_decorators_before_after_wrap",
+                         "middleware__wrap_model_call_reads_the_handlers_answer")
     }
 
     def __init__(self) -> None:
