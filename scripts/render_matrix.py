@@ -41,6 +41,7 @@ GROUPS: dict[str, str] = {
     "engine": "engine semantics",
     "lifecycle": "install lifecycle",
     "defence": "deny guarantee",
+    "fields": "same fields",
     "adversarial": "bypass attempts",
     "doctor": "doctor",
     "adapter": "framework-specific",
