@@ -384,3 +384,20 @@ def async_wrapper(dialect: Dialect[Any], ledger: ToolLedger) -> Callable[..., An
         return arequest(dialect, ledger, wrapped, args, kwargs)
 
     return wrapper
+
+
+def fetch_wrappers(dialect: Dialect[Any], ledger: ToolLedger, key: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The sync and async wrapt wrappers of a ``retrieve(<key>, ...)`` method: `fetched` / `afetched`
+    (the positional id is passed by name, so the dialect finds it in the kwargs)."""
+    def named(args: tuple[Any, ...], kwargs: Kwargs) -> Kwargs:
+        return {key: args[0], **kwargs} if args else kwargs
+
+    def sync(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: Kwargs) -> Any:
+        return fetched(dialect, ledger, wrapped, (), named(args, kwargs))
+
+    def asynchronous(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: Kwargs) -> Any:
+        if _quiet() or not tool_hooks_active():
+            return wrapped(*args, **kwargs)
+        return afetched(dialect, ledger, wrapped, (), named(args, kwargs))
+
+    return sync, asynchronous

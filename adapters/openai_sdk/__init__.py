@@ -8,7 +8,7 @@ Where each point fires:
 | point | ``openai`` call site |
 |---|---|
 | PRE_MODEL_CALL / POST_MODEL_CALL | ``Completions.create`` / ``parse`` and ``Responses.create`` / ``parse``, sync and async (``stream=True``, the ``.stream()`` helpers, ``with_raw_response`` / ``with_streaming_response`` and ``AzureOpenAI`` all go through them) |
-| PRE_TOOL_CALL | each tool call a response asks for (``tool_calls`` / ``function_call`` items, streamed too) |
+| PRE_TOOL_CALL | each tool call a response asks for: every choice's function and custom ``tool_calls`` and legacy ``function_call``; every Responses call item the application runs or approves (``function_call``, ``custom_tool_call``, shell, patch, computer calls, MCP approval requests); streamed too; also in an answer fetched again (``responses.retrieve`` of a background response, ``chat.completions.retrieve``) |
 | POST_TOOL_CALL | the request that carries that call's result back (a ``tool`` message / ``function_call_output`` item); at once for a refused call |
 | EXECUTION_* / PRE_STEP / POST_STEP | not offered: the SDK has no runs or steps (mark a run with ``hookport.execution(...)``) |
 
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from hookport.adapters._base import Adapter, Target
-from hookport.adapters._sdk_calls import async_wrapper, sync_wrapper
+from hookport.adapters._sdk_calls import async_wrapper, fetch_wrappers, sync_wrapper
 from hookport.adapters._sdk_tools import ToolLedger
 from hookport.points import InterceptionPoint
 
@@ -40,15 +40,19 @@ P = InterceptionPoint
 _CHAT = "openai.resources.chat.completions.completions"
 _RESPONSES = "openai.resources.responses.responses"
 _MODEL = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
+_TOOLS = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
 
 LEDGER = ToolLedger(FRAMEWORK)
 """The tool calls this adapter saw asked for, refused or answered (see `ToolLedger`)."""
 
 
-chat_request = sync_wrapper(ChatCompletions(), LEDGER)
-achat_request = async_wrapper(ChatCompletions(), LEDGER)
-responses_request = sync_wrapper(Responses(), LEDGER)
-aresponses_request = async_wrapper(Responses(), LEDGER)
+_CHAT_DIALECT, _RESPONSES_DIALECT = ChatCompletions(), Responses()
+chat_request = sync_wrapper(_CHAT_DIALECT, LEDGER)
+achat_request = async_wrapper(_CHAT_DIALECT, LEDGER)
+responses_request = sync_wrapper(_RESPONSES_DIALECT, LEDGER)
+aresponses_request = async_wrapper(_RESPONSES_DIALECT, LEDGER)
+chat_fetch, achat_fetch = fetch_wrappers(_CHAT_DIALECT, LEDGER, "completion_id")
+responses_fetch, aresponses_fetch = fetch_wrappers(_RESPONSES_DIALECT, LEDGER, "response_id")
 
 
 class OpenAIAdapter(Adapter):
@@ -77,6 +81,10 @@ class OpenAIAdapter(Adapter):
             Target(_RESPONSES, "Responses.parse", responses_request, _MODEL, "sync"),
             Target(_RESPONSES, "AsyncResponses.create", aresponses_request, _MODEL, "async"),
             Target(_RESPONSES, "AsyncResponses.parse", aresponses_request, _MODEL, "async"),
+            Target(_CHAT, "Completions.retrieve", chat_fetch, _TOOLS, "sync"),
+            Target(_CHAT, "AsyncCompletions.retrieve", achat_fetch, _TOOLS, "async"),
+            Target(_RESPONSES, "Responses.retrieve", responses_fetch, _TOOLS, "sync"),
+            Target(_RESPONSES, "AsyncResponses.retrieve", aresponses_fetch, _TOOLS, "async"),
         )
 
     def deactivate(self) -> None:
