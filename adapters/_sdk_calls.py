@@ -337,8 +337,11 @@ def _settle_answer(dialect: Dialect[Any], ledger: ToolLedger, answer: Any, revie
     if exchange and anchor is not None:
         ledger.remember_prelude(review.key(anchor), exchange)
     dialect.answered(app, answer)
+    result = getattr(answer, "result", None)
     if changed:
-        rewrite_raw_body(getattr(answer, "result", None), dialect.whole(answer))
+        rewrite_raw_body(result, dialect.whole(answer))
+    if hasattr(result, "http_response") and hasattr(result, "parse"):
+        return result  # a raw response: its .parse() gives the edited answer (a stream: its replay)
     return dialect.deliver(answer)
 
 
