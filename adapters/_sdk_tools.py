@@ -239,9 +239,11 @@ class ToolLedger:
         self._replaced: _Bounded[str] = _Bounded()
         self._refusals: _Bounded[Any] = _Bounded()
         self._preludes: _Bounded[Any] = _Bounded()
+        self._allowed: _Bounded[int] = _Bounded()
+        """(name, arguments) -> how many allowed calls with them an SDK tool runner has yet to run."""
 
     def clear(self) -> None:
-        for memory in (self._waiting, self._replaced, self._refusals, self._preludes):
+        for memory in (self._waiting, self._replaced, self._refusals, self._preludes, self._allowed):
             memory.clear()
 
     # -- a response asks for calls ----------------------------------------------------------
@@ -289,6 +291,22 @@ class ToolLedger:
     def _allow(self, review: Review, call: AskedCall, ctx: ToolCallHookContext) -> None:
         review.allowed.append((call, ctx))
         self._waiting.remember(review.key(call, ctx.tool_input), (ctx, perf_counter()))
+        token = f"{call.name}|{_canonical(ctx.tool_input)}"
+        self._allowed.remember(token, self._allowed.get(token, 0) + 1)
+
+    def claim(self, name: str | None, arguments: Any) -> bool:
+        """For a tool body the SDK itself runs (a tool runner): True when the wire review allowed a
+        call of `name` with `arguments` that has not run yet (it was decided: the body claims it)."""
+        token = f"{name}|{_canonical(arguments)}"
+        with self._allowed._lock:
+            count = self._allowed.get(token, 0)
+            if count <= 0:
+                return False
+            if count == 1:
+                del self._allowed[token]
+            else:
+                self._allowed[token] = count - 1
+        return True
 
     @staticmethod
     def _mark_refused(ctx: ToolCallHookContext, refusal: HookAborted) -> None:
@@ -348,4 +366,4 @@ class ToolLedger:
 
     @property
     def empty(self) -> bool:
-        return not (self._waiting or self._replaced or self._refusals or self._preludes)
+        return not (self._waiting or self._replaced or self._refusals or self._preludes or self._allowed)
