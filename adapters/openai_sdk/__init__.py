@@ -9,6 +9,7 @@ Where each point fires:
 |---|---|
 | PRE_MODEL_CALL / POST_MODEL_CALL | ``Completions.create`` / ``parse`` and ``Responses.create`` / ``parse``, sync and async (``stream=True``, the ``.stream()`` helpers, ``with_raw_response`` / ``with_streaming_response`` and ``AzureOpenAI`` all go through them) |
 | PRE_TOOL_CALL | each tool call a response asks for: every choice's function and custom ``tool_calls`` and legacy ``function_call``; every Responses call item the application runs or approves (``function_call``, ``custom_tool_call``, shell, patch, computer calls, MCP approval requests); streamed too; also in an answer fetched again (``responses.retrieve`` of a background response, ``chat.completions.retrieve``) |
+| (the tool body) | openai 3.x's ``ResponsesToolRunner._execute_function`` (sync and async): a function the SDK's runner runs claims the wire review's decision, or dispatches when none covers it |
 | POST_TOOL_CALL | the request that carries that call's result back (a ``tool`` message / ``function_call_output`` item); at once for a refused call |
 | EXECUTION_* / PRE_STEP / POST_STEP | not offered: the SDK has no runs or steps (mark a run with ``hookport.execution(...)``) |
 
@@ -33,6 +34,7 @@ from hookport.points import InterceptionPoint
 from hookport.adapters.openai_sdk._chat import ChatCompletions
 from hookport.adapters.openai_sdk._common import FRAMEWORK
 from hookport.adapters.openai_sdk._responses import Responses
+from hookport.adapters.openai_sdk._runner import RUNNER, body_wrappers, has_runner
 
 __all__ = ["OpenAIAdapter", "LEDGER"]
 
@@ -53,6 +55,7 @@ responses_request = sync_wrapper(_RESPONSES_DIALECT, LEDGER)
 aresponses_request = async_wrapper(_RESPONSES_DIALECT, LEDGER)
 chat_fetch, achat_fetch = fetch_wrappers(_CHAT_DIALECT, LEDGER, "completion_id")
 responses_fetch, aresponses_fetch = fetch_wrappers(_RESPONSES_DIALECT, LEDGER, "response_id")
+execute_function, aexecute_function = body_wrappers(FRAMEWORK, LEDGER)
 
 
 class OpenAIAdapter(Adapter):
@@ -72,7 +75,12 @@ class OpenAIAdapter(Adapter):
     )
 
     def targets(self) -> Sequence[Target]:
+        runner = (
+            Target(RUNNER, "ResponsesToolRunner._execute_function", execute_function, _TOOLS, "sync"),
+            Target(RUNNER, "AsyncResponsesToolRunner._execute_function", aexecute_function, _TOOLS, "async"),
+        ) if has_runner() else ()
         return (
+            *runner,
             Target(_CHAT, "Completions.create", chat_request, _MODEL, "sync"),
             Target(_CHAT, "Completions.parse", chat_request, _MODEL, "sync"),
             Target(_CHAT, "AsyncCompletions.create", achat_request, _MODEL, "async"),

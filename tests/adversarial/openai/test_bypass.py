@@ -370,3 +370,64 @@ def test_uninstall_and_reinstall(deny: bool) -> None:
     run_chat_message(client().chat.completions.create(model="m", messages=[
         {"role": "user", "content": "x"}]).choices[0].message, runs)
     assert purges(runs) == expected(deny)
+
+
+# -- openai 3.x's Responses tool runner: the SDK runs the function itself ---------------------------------
+
+PURGE_TOOL = {"type": "function", "name": "purge_records", "strict": True, "parameters": {
+    "type": "object", "properties": {"table": {"type": "string"}}, "required": ["table"],
+    "additionalProperties": False}}
+
+
+def _runner_module() -> Any:
+    return pytest.importorskip("openai.lib.responses_tool_runner", reason="the tool runner is new in openai 3.x")
+
+
+def run_runner(runs: list[Any], is_async: bool) -> Any:
+    module = _runner_module()
+    SERVER.queue(wire.response(_function_item("call_0", "purge_records", table="users")), wire.final_response(),
+                 wire.final_response())
+    params = {"model": "m", "input": "purge"}
+    if is_async:
+        async def execute(arguments: dict[str, Any]) -> str:
+            runs.append(arguments)
+            return "purged"
+
+        runner = module.AsyncResponsesToolRunner(functions=[module.AsyncRegisteredFunction(PURGE_TOOL, execute)])
+        return asyncio.run(runner.run(client(is_async=True), params))
+    runner = module.ResponsesToolRunner(functions=[module.RegisteredFunction(
+        PURGE_TOOL, lambda arguments: runs.append(arguments) or "purged")])
+    return runner.run(client(), params)
+
+
+@pytest.mark.parametrize("deny", DENY)
+@pytest.mark.parametrize("is_async", [False, True])
+def test_responses_tool_runner(deny: bool, is_async: bool) -> None:
+    seen: list[str] = []
+
+    @on(P.PRE_TOOL_CALL)
+    def count(ctx: ToolCallHookContext) -> None:
+        seen.append(ctx.tool_name)
+
+    deny_purge(deny)
+    runs: list[Any] = []
+    assert run_runner(runs, is_async).output_text == "done"
+    assert len(runs) == expected(deny)
+    assert seen == ["purge_records"]  # the wire review decided; the runner's body claimed it
+
+
+@pytest.mark.parametrize("deny", DENY)
+@pytest.mark.parametrize("is_async", [False, True])
+def test_runner_body_layer_alone(deny: bool, is_async: bool) -> None:
+    """With the wire review silent (as under a framework adapter that dispatched the model call
+    itself), the function the runner executes is refused by its body guard."""
+    from hookport.calls import MODEL_LAYER
+
+    deny_purge(deny)
+    runs: list[Any] = []
+    with MODEL_LAYER.hold():
+        run_runner(runs, is_async)
+    assert len(runs) == expected(deny)
+    if deny:
+        sent = json.dumps(SERVER.bodies()[1])
+        assert "Tool call purge_records was refused: purging is not allowed" in sent
