@@ -34,7 +34,14 @@ from hookport.points import InterceptionPoint
 from hookport.adapters.openai_sdk._chat import ChatCompletions
 from hookport.adapters.openai_sdk._common import FRAMEWORK
 from hookport.adapters.openai_sdk._responses import Responses
-from hookport.adapters.openai_sdk._runner import RUNNER, body_wrappers, has_runner
+from hookport.adapters.openai_sdk._runner import (
+    DECISIONS,
+    RUNNER,
+    body_wrappers,
+    candidate_wrapper,
+    has_decisions,
+    has_runner,
+)
 
 __all__ = ["OpenAIAdapter", "LEDGER"]
 
@@ -79,7 +86,10 @@ class OpenAIAdapter(Adapter):
             Target(RUNNER, "ResponsesToolRunner._execute_function", execute_function, _TOOLS, "sync"),
             Target(RUNNER, "AsyncResponsesToolRunner._execute_function", aexecute_function, _TOOLS, "async"),
         ) if has_runner() else ()
+        decisions = (Target(DECISIONS, "_Candidate.__init__", candidate_wrapper(FRAMEWORK), _TOOLS, "sync"),
+                     ) if has_decisions() else ()
         return (
+            *decisions,
             *runner,
             Target(_CHAT, "Completions.create", chat_request, _MODEL, "sync"),
             Target(_CHAT, "Completions.parse", chat_request, _MODEL, "sync"),

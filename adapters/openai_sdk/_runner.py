@@ -8,11 +8,17 @@ review (``responses.create``); before an executor runs, the call claims that
 review's decision (`ToolLedger.claim`) and otherwise dispatches PRE_TOOL_CALL
 itself. A refusal is the call's ``function_call_output``, the same text the wire
 review sends back.
+
+The Decisions runner (``openai.lib.decisions_tool_runner``) runs the action the model
+chose among the application's candidates; no wire review covers it, so each
+candidate's executor is guarded itself (named by the candidate's id, no arguments).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import inspect
 import os
 from collections.abc import Callable
 from typing import Any
@@ -94,3 +100,62 @@ def body_wrappers(framework: str, ledger: ToolLedger) -> tuple[Wrapper, Wrapper]
         return atool_call(_context(framework, instance, item, arguments), body, _Output(item.call_id), layer=layer)
 
     return execute, aexecute
+
+
+# -- the Decisions runner: the actions the model chose, run by the SDK -----------------------------------
+
+DECISIONS = "openai.lib.decisions_tool_runner"
+
+
+def has_decisions() -> bool:
+    spec = importlib.util.find_spec("openai")
+    root = os.path.dirname(spec.origin) if spec is not None and spec.origin else None
+    return root is not None and os.path.exists(os.path.join(root, "lib", "decisions_tool_runner.py"))
+
+
+def _guarded(framework: str, name: str, execute: Callable[..., Any]) -> Callable[..., Any]:
+    """`execute` (an action's executor, called with no arguments) behind the body check."""
+    layer = body_layer(framework)
+    shape = _Shape()
+
+    def context() -> ToolCallHookContext:
+        return ToolCallHookContext(name, {}, framework=framework, metadata={"api": "decisions.tool_runner"},
+                                   **run_fields())
+
+    if inspect.iscoroutinefunction(execute):
+        @functools.wraps(execute)
+        async def arun(*args: Any, **kwargs: Any) -> Any:
+            if not body_must_decide(name, layer, None):
+                return await execute(*args, **kwargs)
+
+            async def body(ctx: ToolCallHookContext) -> Any:
+                return await execute(*args, **kwargs)
+
+            return await atool_call(context(), body, shape, layer=layer)
+
+        return arun
+
+    @functools.wraps(execute)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if not body_must_decide(name, layer, None):
+            return execute(*args, **kwargs)
+        return tool_call(context(), lambda ctx: execute(*args, **kwargs), shape, layer=layer)
+
+    return run
+
+
+class _Shape(ToolShape[Any]):
+    def refusal_text(self, ctx: ToolCallHookContext, refusal: HookAborted) -> str:
+        return refusal_text(ctx.tool_name, refusal.reason)
+
+
+def candidate_wrapper(framework: str) -> Wrapper:
+    """The wrapt wrapper of ``_Candidate.__init__`` (a frozen dataclass the runner builds from each
+    action candidate): its executor is guarded, named by the candidate's id."""
+    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        wrapped(*args, **kwargs)
+        execute = getattr(instance, "execute", None)
+        if callable(execute):
+            object.__setattr__(instance, "execute", _guarded(framework, str(instance.id), execute))
+
+    return wrapper

@@ -431,3 +431,49 @@ def test_runner_body_layer_alone(deny: bool, is_async: bool) -> None:
     if deny:
         sent = json.dumps(SERVER.bodies()[1])
         assert "Tool call purge_records was refused: purging is not allowed" in sent
+
+
+# -- openai 3.x's Decisions runner: the SDK runs the action the model chose -------------------------------
+
+
+def decision(choice: str) -> dict[str, Any]:
+    return {"answers": [{"type": "choice", "name": "next_action", "choice": choice, "confidence": 0.9,
+                         "probabilities": [{"value": choice, "probability": 0.9}]}],
+            "model": "m", "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2,
+                                    "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": 0},
+                                    "output_tokens_details": {"reasoning_tokens": 0}}}
+
+
+@pytest.mark.parametrize("deny", DENY)
+@pytest.mark.parametrize("is_async", [False, True])
+def test_decisions_runner_action(deny: bool, is_async: bool) -> None:
+    """The body layer alone: no tool-call item on the wire, the chosen action's executor is guarded."""
+    module = pytest.importorskip("openai.lib.decisions_tool_runner", reason="the Decisions runner is new in 3.x")
+    deny_purge(deny)
+    runs: list[Any] = []
+    SERVER.queue(decision("purge_records"), decision("finish"))
+
+    def observe() -> str:
+        return f"{len(runs)} purges"
+
+    if is_async:
+        async def execute() -> None:
+            runs.append(1)
+
+        async def aobserve() -> str:
+            return observe()
+
+        async def acandidates(observation: Any) -> list[Any]:
+            return [{"id": "purge_records", "description": "purge the table", "execute": execute},
+                    {"id": "finish", "description": "the task is complete", "done": True}]
+
+        runner = module.AsyncDecisionsToolRunner(observe=aobserve, candidates=acandidates)
+        asyncio.run(runner.run(client(is_async=True), {"model": "m", "input": "purge"}, max_steps=4))
+    else:
+        def candidates(observation: Any) -> list[Any]:
+            return [{"id": "purge_records", "description": "purge the table", "execute": lambda: runs.append(1)},
+                    {"id": "finish", "description": "the task is complete", "done": True}]
+
+        module.DecisionsToolRunner(observe=observe, candidates=candidates).run(
+            client(), {"model": "m", "input": "purge"}, max_steps=4)
+    assert len(runs) == expected(deny)
