@@ -91,7 +91,8 @@ class ChatAnswer:
         return calls
 
 
-def _arguments(entry_or_call: Any, custom: bool, text: str | None) -> dict[str, Any]:
+def _arguments(custom: bool, text: str | None) -> dict[str, Any]:
+    """A streamed call's arguments: a custom tool's raw input, or the parsed JSON."""
     return {"input": text or ""} if custom else parse_arguments(text)
 
 
@@ -213,7 +214,7 @@ class ChatCompletions(Dialect[ChatAnswer]):
         if answer.chunks is not None:
             return [
                 AskedCall(entry["id"] or f"index_{index}", entry["name"],
-                          _arguments(entry, entry["custom"], entry["arguments"]),
+                          _arguments(entry["custom"], entry["arguments"]),
                           native=("stream", index, entry["custom"]), group=group)
                 for group in answer.groups()
                 for index, entry in sorted(answer.streamed_calls(group).items(), key=lambda kv: str(kv[0]))

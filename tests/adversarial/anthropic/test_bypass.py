@@ -248,3 +248,40 @@ def test_uninstall_and_reinstall(deny: bool) -> None:
     deny_purge(deny)
     SERVER.queue(wire.message(PURGE), wire.final_message())
     assert uses(client().beta.messages.create(**PARAMS).content) == expected(deny)
+
+
+INNER_SERVER = WireServer()
+
+
+@pytest.mark.parametrize("deny", DENY)
+def test_tool_runner_nested_same_named_tool(deny: bool) -> None:
+    """An outer ``@beta_tool`` whose body runs its own tool runner with a distinct, same-named
+    tool: the inner call is a call of its own, and an argument-based deny refuses it."""
+    if deny:
+        @on(P.PRE_TOOL_CALL, tools=["purge_records"])
+        def no_secret(ctx: ToolCallHookContext) -> None:
+            if ctx.tool_input.get("table") == "secret":
+                raise HookAborted(reason="the secret table is protected", source="test")
+
+    outer_runs: list[Any] = []
+    inner_runs: list[Any] = []
+    inner_tool = purge_tool(inner_runs)
+    inner_client = anthropic.Anthropic(base_url=INNER_SERVER.base_url, api_key="sk-offline", max_retries=0)
+
+    @anthropic.beta_tool
+    def purge_records(table: str) -> str:
+        """Delete every record of a table (through the records agent)."""
+        outer_runs.append(table)
+        for _ in inner_client.beta.messages.tool_runner(model="claude", max_tokens=64, tools=[inner_tool],
+                                                        messages=[{"role": "user", "content": "purge secret"}]):
+            pass
+        return "asked the records agent"
+
+    SERVER.queue(wire.message(wire.tool_use("toolu_0", "purge_records", table="public")), wire.final_message())
+    INNER_SERVER.queue(wire.message(wire.tool_use("toolu_0", "purge_records", table="secret")),
+                       wire.final_message(), wire.final_message())
+    for _ in client().beta.messages.tool_runner(model="claude", max_tokens=64, tools=[purge_records],
+                                                messages=[{"role": "user", "content": "purge"}]):
+        pass
+    assert outer_runs == ["public"]
+    assert len(inner_runs) == expected(deny)
