@@ -41,6 +41,7 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
+from contextvars import ContextVar
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from time import perf_counter
@@ -58,6 +59,9 @@ from hookport.adapters._sdk_data import parse_arguments
 P = InterceptionPoint
 V = TypeVar("V")
 LIMIT = 4096
+ALLOWED_LIMIT = 256
+"""Allowed calls a context remembers for a tool runner's bodies (a loop that runs its own tools never
+claims them: the oldest go first)."""
 
 
 def refusal_text(name: str, reason: str) -> str:
@@ -239,12 +243,18 @@ class ToolLedger:
         self._replaced: _Bounded[str] = _Bounded()
         self._refusals: _Bounded[Any] = _Bounded()
         self._preludes: _Bounded[Any] = _Bounded()
-        self._allowed: _Bounded[int] = _Bounded()
-        """(name, arguments) -> how many allowed calls with them an SDK tool runner has yet to run."""
+        self._allowed: ContextVar[OrderedDict[str, int] | None] = ContextVar(f"hookport_{framework}_allowed",
+                                                                             default=None)
+        """(name, arguments) -> how many allowed calls with them an SDK tool runner has yet to run, in
+        the context that made the request (a runner runs its tools there, or in copies of it), so a
+        call allowed in another conversation's context is never claimed."""
 
     def clear(self) -> None:
-        for memory in (self._waiting, self._replaced, self._refusals, self._preludes, self._allowed):
+        for memory in (self._waiting, self._replaced, self._refusals, self._preludes):
             memory.clear()
+        allowed = self._allowed.get()
+        if allowed is not None:
+            allowed.clear()
 
     # -- a response asks for calls ----------------------------------------------------------
 
@@ -291,21 +301,33 @@ class ToolLedger:
     def _allow(self, review: Review, call: AskedCall, ctx: ToolCallHookContext) -> None:
         review.allowed.append((call, ctx))
         self._waiting.remember(review.key(call, ctx.tool_input), (ctx, perf_counter()))
+        allowed = self._allowed.get()
+        if allowed is None:
+            allowed = OrderedDict()
+            self._allowed.set(allowed)
         token = f"{call.name}|{_canonical(ctx.tool_input)}"
-        self._allowed.remember(token, self._allowed.get(token, 0) + 1)
+        with _Bounded._lock:
+            allowed[token] = allowed.get(token, 0) + 1
+            allowed.move_to_end(token)
+            while len(allowed) > ALLOWED_LIMIT:
+                allowed.popitem(last=False)
 
     def claim(self, name: str | None, arguments: Any) -> bool:
         """For a tool body the SDK itself runs (a tool runner): True when the wire review allowed a
-        call of `name` with `arguments` that has not run yet (it was decided: the body claims it)."""
+        call of `name` with `arguments` in this context that has not run yet (it was decided: the
+        body claims it)."""
+        allowed = self._allowed.get()
+        if not allowed:
+            return False
         token = f"{name}|{_canonical(arguments)}"
-        with self._allowed._lock:
-            count = self._allowed.get(token, 0)
+        with _Bounded._lock:
+            count = allowed.get(token, 0)
             if count <= 0:
                 return False
             if count == 1:
-                del self._allowed[token]
+                del allowed[token]
             else:
-                self._allowed[token] = count - 1
+                allowed[token] = count - 1
         return True
 
     @staticmethod
@@ -366,4 +388,4 @@ class ToolLedger:
 
     @property
     def empty(self) -> bool:
-        return not (self._waiting or self._replaced or self._refusals or self._preludes or self._allowed)
+        return not (self._waiting or self._replaced or self._refusals or self._preludes)

@@ -285,3 +285,33 @@ def test_tool_runner_nested_same_named_tool(deny: bool) -> None:
         pass
     assert outer_runs == ["public"]
     assert len(inner_runs) == expected(deny)
+
+
+@pytest.mark.parametrize("deny", DENY)
+def test_an_allowed_call_elsewhere_is_not_claimed_by_a_body(deny: bool) -> None:
+    """A call the wire review allowed in another conversation's context (a loop on another thread
+    that runs its tools itself) never lets a runner's body skip its own PRE_TOOL_CALL."""
+    import threading
+
+    SERVER.queue(wire.message(PURGE))
+    seen: list[str] = []
+
+    @on(P.PRE_TOOL_CALL)
+    def count(ctx: ToolCallHookContext) -> None:
+        seen.append(ctx.tool_name)
+
+    other = threading.Thread(target=lambda: client().messages.create(**PARAMS))
+    other.start()
+    other.join()
+    assert seen == ["purge_records"]  # allowed there (nothing was denied yet)
+    deny_purge(deny)
+    runs: list[Any] = []
+    tool = purge_tool(runs)
+    from anthropic.lib.tools import _tool_dispatch
+
+    if hasattr(_tool_dispatch, "run_runnable_tool"):
+        asyncio.run(_tool_dispatch.run_runnable_tool(tool, {"table": "users"}))
+    else:
+        tool.call({"table": "users"})
+    assert seen == ["purge_records", "purge_records"]
+    assert len(runs) == expected(deny)
