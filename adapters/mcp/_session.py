@@ -26,9 +26,12 @@ from hookport.decisions import body_layer, body_must_decide
 from hookport.dispatch import adispatch
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
+from hookport.points import InterceptionPoint
+from hookport.reentry import hooks_off
 from hookport.registry import has_hooks
 
 FRAMEWORK = "mcp"
+_PRE, _POST, _WRAP = InterceptionPoint.PRE_TOOL_CALL, InterceptionPoint.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL
 REQUEST_LAYER = body_layer(FRAMEWORK)
 """The layer of ``send_request``: every ``tools/call`` request, under ``call_tool``'s layer."""
 TOOL_DEFINITIONS = ExtensionPoint.BEFORE_TOOL_DEFINITIONS
@@ -136,12 +139,20 @@ def call_tool(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Args,
 # -- send_request: every tools/call request ---------------------------------------------------------------
 
 
+def _fields(model: Any) -> dict[str, Any]:
+    """A pydantic model's field values, read without its slow missing-attribute path."""
+    found = getattr(model, "__dict__", None)
+    return found if isinstance(found, dict) else {}
+
+
 def _tool_request(request: Any) -> tuple[Any, Any] | None:
     """(the request model, its params) of a ``tools/call`` request (1.x wraps it in ``ClientRequest``)."""
-    inner = getattr(request, "root", request)
-    if getattr(inner, "method", None) != "tools/call":
+    fields = _fields(request)
+    inner = request if "method" in fields else fields.get("root", request)
+    fields = fields if inner is request else _fields(inner)
+    if fields.get("method") != "tools/call":
         return None
-    params = getattr(inner, "params", None)
+    params = fields.get("params")
     return (inner, params) if params is not None else None
 
 
@@ -169,6 +180,8 @@ async def _hooked_request(wrapped: Callable[..., Awaitable[Any]], session: Any, 
 def send_request(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``send_request``: a ``tools/call`` request no outer layer decided is hooked here (idle: the
     method check and two lookups)."""
+    if hooks_off.get()[0] or not (has_hooks(_PRE) or has_hooks(_POST) or has_hooks(_WRAP)):
+        return wrapped(*args, **kwargs)  # the idle path: body_must_decide's own lookups, before any parsing
     request = args[0] if args else kwargs.get("request")
     found = _tool_request(request)
     if found is None:
