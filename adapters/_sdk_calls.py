@@ -40,8 +40,17 @@ from hookport.points import InterceptionPoint
 from hookport.reentry import is_suppressed
 from hookport.registry import has_hooks
 
-from hookport.adapters._sdk_data import araw_parse, raw_parse
-from hookport.adapters._sdk_tools import AskedCall, Review, ToolLedger, run_fields
+from hookport.adapters._sdk_data import araw_parse, cache_parsed, raw_parse, rewrite_raw_body
+from hookport.adapters._sdk_tools import (
+    AskedCall,
+    CallParts,
+    RequestKeys,
+    Review,
+    ToolLedger,
+    conversation,
+    message_calls,
+    run_fields,
+)
 
 A = TypeVar("A")
 Kwargs = dict[str, Any]
@@ -66,12 +75,28 @@ class Dialect(abc.ABC, Generic[A]):
         """`kwargs` carrying `messages` (edited by PRE hooks) in the API's own shape."""
 
     @abc.abstractmethod
-    def results(self, kwargs: Kwargs) -> list[tuple[str, str]]:
-        """(call id, result text) of every tool result the request carries back."""
+    def results(self, kwargs: Kwargs, keys: RequestKeys) -> list[tuple[str | None, str]]:
+        """(call key, result text) of every tool result the request carries back."""
 
     @abc.abstractmethod
-    def restore(self, kwargs: Kwargs, ledger: ToolLedger, settled: dict[str, str]) -> Kwargs:
-        """`kwargs` with replaced results (`settled`), refused calls and preludes put back."""
+    def restore(self, kwargs: Kwargs, ledger: ToolLedger, settled: dict[str, str], keys: RequestKeys) -> Kwargs:
+        """`kwargs` with replaced results (`settled`, by key), refused calls and preludes put back."""
+
+    def calls_of(self, message: dict[str, Any]) -> list[CallParts]:
+        """The tool calls of one of `messages`' messages, as `RequestKeys` reads them."""
+        return message_calls(message)
+
+    def keys(self, kwargs: Kwargs) -> RequestKeys:
+        """The conversation key of every call the request carries (see `hookport.adapters._sdk_tools`)."""
+        return RequestKeys(self.api, self.messages(kwargs), self.calls_of)
+
+    def conversation(self, kwargs: Kwargs) -> str:
+        """The digest of the application's conversation an answer to `kwargs` continues."""
+        return conversation(self.messages(kwargs))
+
+    def answered(self, kwargs: Kwargs, answer: A) -> None:
+        """Called with each answer the caller receives and the application's request (Responses
+        remembers the conversation of a background response, for its ``retrieve``)."""
 
     @abc.abstractmethod
     def extend(self, kwargs: Kwargs, exchange: list[Any]) -> Kwargs:
@@ -96,7 +121,10 @@ class Dialect(abc.ABC, Generic[A]):
         a raw response is parsed, and the SDK caches what the caller's ``.parse()`` returns)."""
         if is_raw(kwargs):
             parsed = raw_parse(result)
-            return self.answer(result, whole=None if self.is_stream(parsed) else parsed)
+            if self.is_stream(parsed):  # the caller's .parse() gets the buffered, edited stream
+                answer = self.answer(result, stream=parsed, events=list(parsed) if buffer else None)
+                return self._raw_stream(answer, result, parsed)
+            return self.answer(result, whole=parsed)
         if self.is_stream(result):
             return self.answer(result, stream=result, events=list(result) if buffer else None)
         return self.answer(result, whole=result)
@@ -105,11 +133,21 @@ class Dialect(abc.ABC, Generic[A]):
         """`receive` for async clients (an async stream is read with ``async for``)."""
         if is_raw(kwargs):
             parsed = await araw_parse(result)
-            return self.answer(result, whole=None if self.is_stream(parsed) else parsed, is_async=True)
+            if self.is_stream(parsed):
+                events = [event async for event in parsed] if buffer else None
+                answer = self.answer(result, stream=parsed, events=events, is_async=True)
+                return self._raw_stream(answer, result, parsed)
+            return self.answer(result, whole=parsed, is_async=True)
         if self.is_stream(result):
             events = [event async for event in result] if buffer else None
             return self.answer(result, stream=result, events=events, is_async=True)
         return self.answer(result, whole=result, is_async=True)
+
+    def _raw_stream(self, answer: A, result: Any, parsed: Any) -> A:
+        """A raw response's stream, read already: its ``.parse()`` returns the replay (edited later)."""
+        if getattr(answer, "events", getattr(answer, "chunks", None)) is not None:
+            cache_parsed(result, parsed, self.deliver(answer))
+        return answer
 
     @abc.abstractmethod
     def text(self, answer: A) -> str | None: ...
@@ -132,6 +170,10 @@ class Dialect(abc.ABC, Generic[A]):
     @abc.abstractmethod
     def deliver(self, answer: A) -> Any:
         """What the caller receives."""
+
+    def whole(self, answer: A) -> Any:
+        """The answer's complete (non-streamed) object, None for a stream: a raw response's body."""
+        return None
 
     def model_of(self, kwargs: Kwargs) -> Any:
         return kwargs.get("model")
@@ -203,16 +245,34 @@ def _asender(dialect: Dialect[Any], call: Callable[..., Awaitable[Any]], args: t
     return send
 
 
-def _restored(dialect: Dialect[Any], ledger: ToolLedger, kwargs: Kwargs,
-              settle: Callable[[str, str], str | None]) -> Kwargs:
+def _restored(dialect: Dialect[Any], ledger: ToolLedger, kwargs: Kwargs) -> Kwargs:
     if ledger.empty:
         return kwargs
+    keys = dialect.keys(kwargs)
     settled: dict[str, str] = {}
-    for call_id, text in dialect.results(kwargs):
-        replacement = settle(call_id, text)
-        if replacement is not None:
-            settled[call_id] = replacement
-    return dialect.restore(kwargs, ledger, settled)
+    for key, text in dialect.results(kwargs, keys.walk()):
+        replacement = ledger.settle(key, text) if key is not None else None
+        if replacement is not None and key is not None:
+            settled[key] = replacement
+    return dialect.restore(kwargs, ledger, settled, keys.walk())
+
+
+class _Conversation:
+    """The application's conversation digest, computed once and only if an answer asks for a call."""
+
+    def __init__(self, dialect: Dialect[Any], kwargs: Kwargs) -> None:
+        self._dialect, self.kwargs, self._digest = dialect, kwargs, None  # type: ignore[var-annotated]
+
+    def __call__(self, calls: list[AskedCall]) -> str:
+        if not calls:
+            return ""
+        if self._digest is None:
+            self._digest = self._dialect.conversation(self.kwargs)
+        return self._digest  # type: ignore[return-value]
+
+
+def _changed(ctx: LazyMessagesContext, review: Review) -> bool:
+    return bool(review.refused or review.edited()) or ctx.response != ctx.metadata.get("original_response")
 
 
 def passthrough(ledger: ToolLedger) -> bool:
@@ -225,17 +285,19 @@ def request(dialect: Dialect[Any], ledger: ToolLedger, call: Callable[..., Any],
     """One hooked request on a sync client; `call(*args, **kwargs)` is the SDK's method."""
     if passthrough(ledger):
         return call(*args, **kwargs)
-    kwargs = _restored(dialect, ledger, kwargs, ledger.settle)
+    digest = _Conversation(dialect, kwargs)
+    kwargs = _restored(dialect, ledger, kwargs)
     exchange: list[Any] = []
     for continuation in range(MAX_CONTINUATIONS + 1):
         sent = dialect.extend(kwargs, exchange) if exchange else kwargs
         ctx = _context(dialect, sent, continuation)
         answer = model_call(ctx, _sender(dialect, call, args, sent, _needs_buffer()), _Shape(dialect, sent))
-        review = ledger.review(dialect.calls(answer), dialect.api)
+        calls = dialect.calls(answer)
+        review = ledger.review(calls, dialect.api, digest(calls))
         if review.all_refused and continuation < MAX_CONTINUATIONS:
             exchange = exchange + dialect.exchange(answer, review)
             continue
-        return _settle_answer(dialect, ledger, answer, review, exchange)
+        return _settle_answer(dialect, ledger, answer, review, exchange, _changed(ctx, review), digest.kwargs)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -244,33 +306,69 @@ async def arequest(dialect: Dialect[Any], ledger: ToolLedger, call: Callable[...
     """`request` for async clients: async hooks are awaited on the running loop."""
     if passthrough(ledger):
         return await call(*args, **kwargs)
+    digest = _Conversation(dialect, kwargs)
     if not ledger.empty:
+        keys = dialect.keys(kwargs)
         settled: dict[str, str] = {}
-        for call_id, text in dialect.results(kwargs):
-            replacement = await ledger.asettle(call_id, text)
-            if replacement is not None:
-                settled[call_id] = replacement
-        kwargs = dialect.restore(kwargs, ledger, settled)
+        for key, text in dialect.results(kwargs, keys.walk()):
+            replacement = await ledger.asettle(key, text) if key is not None else None
+            if replacement is not None and key is not None:
+                settled[key] = replacement
+        kwargs = dialect.restore(kwargs, ledger, settled, keys.walk())
     exchange: list[Any] = []
     for continuation in range(MAX_CONTINUATIONS + 1):
         sent = dialect.extend(kwargs, exchange) if exchange else kwargs
         ctx = _context(dialect, sent, continuation)
         answer = await amodel_call(ctx, _asender(dialect, call, args, sent, _needs_buffer()),
                                    _Shape(dialect, sent))
-        review = await ledger.areview(dialect.calls(answer), dialect.api)
+        calls = dialect.calls(answer)
+        review = await ledger.areview(calls, dialect.api, digest(calls))
         if review.all_refused and continuation < MAX_CONTINUATIONS:
             exchange = exchange + dialect.exchange(answer, review)
             continue
-        return _settle_answer(dialect, ledger, answer, review, exchange)
+        return _settle_answer(dialect, ledger, answer, review, exchange, _changed(ctx, review), digest.kwargs)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _settle_answer(dialect: Dialect[Any], ledger: ToolLedger, answer: Any, review: Review,
-                   exchange: list[Any]) -> Any:
+                   exchange: list[Any], changed: bool, app: Kwargs) -> Any:
     dialect.apply(answer, review, ledger)
-    if exchange and review.allowed:
-        ledger.remember_prelude(review.allowed[0][0].id, exchange)
+    anchor = review.anchor()
+    if exchange and anchor is not None:
+        ledger.remember_prelude(review.key(anchor), exchange)
+    dialect.answered(app, answer)
+    result = getattr(answer, "result", None)
+    if changed:
+        rewrite_raw_body(result, dialect.whole(answer))
+    if hasattr(result, "http_response") and hasattr(result, "parse"):
+        return result  # a raw response: its .parse() gives the edited answer (a stream: its replay)
     return dialect.deliver(answer)
+
+
+# -- answers fetched again (``responses.retrieve``) ------------------------------------------------------
+
+
+def fetched(dialect: Dialect[Any], ledger: ToolLedger, call: Callable[..., Any], args: tuple[Any, ...],
+            kwargs: Kwargs) -> Any:
+    """An answer fetched again, not asked for (a background response's ``retrieve``): PRE_TOOL_CALL
+    for its calls and the refusals written into it, as for a fresh answer; no model points."""
+    if _quiet() or not tool_hooks_active():
+        return call(*args, **kwargs)
+    answer = dialect.receive(call(*args, **kwargs), kwargs, buffer=True)
+    calls = dialect.calls(answer)
+    review = ledger.review(calls, dialect.api, dialect.conversation(kwargs) if calls else "")
+    return _settle_answer(dialect, ledger, answer, review, [], bool(review.refused or review.edited()), kwargs)
+
+
+async def afetched(dialect: Dialect[Any], ledger: ToolLedger, call: Callable[..., Awaitable[Any]],
+                   args: tuple[Any, ...], kwargs: Kwargs) -> Any:
+    """`fetched` for async clients."""
+    if _quiet() or not tool_hooks_active():
+        return await call(*args, **kwargs)
+    answer = await dialect.areceive(await call(*args, **kwargs), kwargs, buffer=True)
+    calls = dialect.calls(answer)
+    review = await ledger.areview(calls, dialect.api, dialect.conversation(kwargs) if calls else "")
+    return _settle_answer(dialect, ledger, answer, review, [], bool(review.refused or review.edited()), kwargs)
 
 
 def sync_wrapper(dialect: Dialect[Any], ledger: ToolLedger) -> Callable[..., Any]:
@@ -289,3 +387,20 @@ def async_wrapper(dialect: Dialect[Any], ledger: ToolLedger) -> Callable[..., An
         return arequest(dialect, ledger, wrapped, args, kwargs)
 
     return wrapper
+
+
+def fetch_wrappers(dialect: Dialect[Any], ledger: ToolLedger, key: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The sync and async wrapt wrappers of a ``retrieve(<key>, ...)`` method: `fetched` / `afetched`
+    (the positional id is passed by name, so the dialect finds it in the kwargs)."""
+    def named(args: tuple[Any, ...], kwargs: Kwargs) -> Kwargs:
+        return {key: args[0], **kwargs} if args else kwargs
+
+    def sync(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: Kwargs) -> Any:
+        return fetched(dialect, ledger, wrapped, (), named(args, kwargs))
+
+    def asynchronous(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: Kwargs) -> Any:
+        if _quiet() or not tool_hooks_active():
+            return wrapped(*args, **kwargs)
+        return afetched(dialect, ledger, wrapped, (), named(args, kwargs))
+
+    return sync, asynchronous

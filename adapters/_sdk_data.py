@@ -63,3 +63,25 @@ def content_text(content: Any) -> str:
     if isinstance(content, (list, tuple)):
         return "".join(str(field(part, "text") or "") for part in content)
     return str(content)
+
+
+def cache_parsed(result: Any, parsed: Any, replacement: Any) -> None:
+    """Make a raw response's ``.parse()`` return `replacement` where it cached `parsed`."""
+    cache = getattr(result, "_parsed_by_type", None)
+    if isinstance(cache, dict):
+        for key, value in list(cache.items()):
+            if value is parsed:
+                cache[key] = replacement
+
+
+def rewrite_raw_body(result: Any, parsed: Any) -> None:
+    """A raw response's HTTP body made the edited `parsed` object's JSON, so ``http_response.json()``,
+    ``.text`` and ``.parse(to=...)`` agree with what the caller's ``.parse()`` returns (a refused call
+    is gone from all of them). A stream's body was read by the adapter already: nothing to rewrite."""
+    http = getattr(result, "http_response", None)
+    dump = getattr(parsed, "model_dump_json", None)
+    if http is None or dump is None or not hasattr(http, "_content"):
+        return
+    http._content = dump(exclude_unset=True).encode()
+    if "_text" in vars(http):
+        del http._text

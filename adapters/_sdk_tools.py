@@ -23,14 +23,26 @@ time, in its own objects, which the adapter never edits):
 - the request that carries a waiting call's result back fires POST_TOOL_CALL;
   a returned string replaces the result in that request and every later one.
 
+Everything is remembered by a *conversation key* (`call_key`), never by the
+call's id alone: the API, a digest of the conversation before the answer that
+asked for the call, and the call's id, name and arguments. OpenAI-compatible
+servers that number their calls (``call_0``, ``call_1``...) reuse ids in every
+conversation; another conversation (or the other API of the same SDK) never
+meets what this one remembered. `RequestKeys` finds the key of every call a
+later request carries, from that request alone.
+
 The memory is a bounded LRU per adapter: a conversation much longer than
 `LIMIT` remembered calls loses its oldest refusals from later requests.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import threading
 from collections import OrderedDict
+from contextvars import ContextVar
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, Generic, TypeVar
@@ -42,9 +54,14 @@ from hookport.dispatch import adispatch, dispatch
 from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
 
+from hookport.adapters._sdk_data import parse_arguments
+
 P = InterceptionPoint
 V = TypeVar("V")
 LIMIT = 4096
+ALLOWED_LIMIT = 256
+"""Allowed calls a context remembers for a tool runner's bodies (a loop that runs its own tools never
+claims them: the oldest go first)."""
 
 
 def refusal_text(name: str, reason: str) -> str:
@@ -60,6 +77,103 @@ def run_fields() -> dict[str, Any]:
     return {key: run.fields[key] for key in ("agent", "agent_role", "task", "crew", "flow") if key in run.fields}
 
 
+# -- conversation keys ------------------------------------------------------------------------------
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str, separators=(",", ":"))
+
+
+def call_key(api: str, conversation: str, call_id: Any, name: Any, arguments: Any) -> str:
+    """What the ledger remembers a call by: its API, its conversation, its id, name and arguments."""
+    return f"{api}|{conversation}|{call_id}|{name}|{_canonical(arguments)}"
+
+
+CallParts = tuple[Any, Any, Any]
+"""(id, name, arguments) of one tool call in an OpenAI-style message."""
+
+
+def message_calls(message: dict[str, Any]) -> list[CallParts]:
+    """The tool calls of an OpenAI-style message: ``tool_calls`` (function and custom), the legacy
+    ``function_call``."""
+    found: list[CallParts] = []
+    for call in message.get("tool_calls") or ():
+        if not isinstance(call, dict):
+            continue
+        if isinstance(call.get("custom"), dict):
+            found.append((call.get("id"), call["custom"].get("name"), {"input": call["custom"].get("input")}))
+        else:
+            function = call.get("function") or {}
+            found.append((call.get("id"), function.get("name"), parse_arguments(function.get("arguments"))))
+    legacy = message.get("function_call")
+    if isinstance(legacy, dict):
+        found.append((LEGACY_ID, legacy.get("name"), parse_arguments(legacy.get("arguments"))))
+    return found
+
+
+LEGACY_ID = "function_call"
+"""The id the legacy ``function_call`` (which has none) goes by; its result is a ``function`` message."""
+
+_ANSWER_ROLES = ("assistant", "item")
+
+
+def conversation(messages: Iterable[dict[str, Any]]) -> str:
+    """The digest of a conversation (OpenAI-style messages, as the application sent them)."""
+    digest = hashlib.sha256()
+    for message in messages:
+        digest.update(_canonical(message).encode())
+    return digest.hexdigest()[:32]
+
+
+class RequestKeys:
+    """The conversation key of every tool call a request carries.
+
+    A call's conversation is the digest of the messages before the answer that asked for it
+    (a run of assistant messages and output items), which is what `conversation` gave for
+    that answer's request. Walk the request's native calls and results in order: `call(id)`
+    gives the next call with that id its key, `result(id)` the key of the latest such call.
+    """
+
+    def __init__(self, api: str, messages: list[dict[str, Any]],
+                 calls_of: Callable[[dict[str, Any]], list[CallParts]] = message_calls) -> None:
+        self._keys: dict[Any, list[str]] = {}
+        digest = hashlib.sha256()
+        before = digest.hexdigest()[:32]
+        answering = False
+        for message in messages:
+            starts = message.get("role") in _ANSWER_ROLES
+            if starts and not answering:
+                before = digest.hexdigest()[:32]
+            answering = starts
+            for call_id, name, arguments in calls_of(message):
+                self._keys.setdefault(call_id, []).append(call_key(api, before, call_id, name, arguments))
+            digest.update(_canonical(message).encode())
+        self._next: dict[Any, int] = {}
+        self._current: dict[Any, str] = {}
+
+    def walk(self) -> RequestKeys:
+        """A fresh walk over the same request."""
+        self._next.clear()
+        self._current.clear()
+        return self
+
+    def call(self, call_id: Any) -> str | None:
+        keys = self._keys.get(call_id)
+        index = self._next.get(call_id, 0)
+        if not keys:
+            return None
+        key = keys[min(index, len(keys) - 1)]
+        self._next[call_id] = index + 1
+        self._current[call_id] = key
+        return key
+
+    def result(self, call_id: Any) -> str | None:
+        key = self._current.get(call_id)
+        if key is None and self._keys.get(call_id):
+            key = self._keys[call_id][-1]
+        return key
+
+
 @dataclass
 class AskedCall:
     """One tool call a model response asks for, in API-neutral form."""
@@ -69,6 +183,8 @@ class AskedCall:
     arguments: dict[str, Any]
     native: Any = None
     """The API's own object for the call (a dict or an SDK model), for the adapter."""
+    group: int = 0
+    """Which alternative answer holds the call (a Chat choice when ``n`` > 1)."""
 
 
 @dataclass
@@ -78,6 +194,9 @@ class Review:
     allowed: list[tuple[AskedCall, ToolCallHookContext]] = field(default_factory=list)
     refused: list[tuple[AskedCall, str]] = field(default_factory=list)
     """Each refused call with the text the model is told."""
+    conversation: str = ""
+    """The digest of the application's conversation the answer continues (`conversation`)."""
+    api: str = ""
 
     @property
     def all_refused(self) -> bool:
@@ -86,6 +205,20 @@ class Review:
     def edited(self) -> list[tuple[AskedCall, dict[str, Any]]]:
         """The allowed calls whose arguments a hook changed, with the new arguments."""
         return [(call, ctx.tool_input) for call, ctx in self.allowed if ctx.tool_input != call.arguments]
+
+    def key(self, call: AskedCall, arguments: dict[str, Any] | None = None) -> str:
+        """The conversation key of `call` as the application will send it back."""
+        if arguments is None:
+            arguments = next((ctx.tool_input for c, ctx in self.allowed if c is call), call.arguments)
+        return call_key(self.api, self.conversation, call.id, call.name, arguments)
+
+    def anchor(self, group: int = 0) -> AskedCall | None:
+        """The first allowed call of answer `group`: refusals of that group are put back next to it."""
+        return next((call for call, _ in self.allowed if call.group == group), None)
+
+    def groups(self) -> list[int]:
+        """The answers (Chat choices) whose calls were refused."""
+        return sorted({call.group for call, _ in self.refused})
 
 
 class _Bounded(OrderedDict[str, V], Generic[V]):
@@ -110,10 +243,18 @@ class ToolLedger:
         self._replaced: _Bounded[str] = _Bounded()
         self._refusals: _Bounded[Any] = _Bounded()
         self._preludes: _Bounded[Any] = _Bounded()
+        self._allowed: ContextVar[OrderedDict[str, int] | None] = ContextVar(f"hookport_{framework}_allowed",
+                                                                             default=None)
+        """(name, arguments) -> how many allowed calls with them an SDK tool runner has yet to run, in
+        the context that made the request (a runner runs its tools there, or in copies of it), so a
+        call allowed in another conversation's context is never claimed."""
 
     def clear(self) -> None:
         for memory in (self._waiting, self._replaced, self._refusals, self._preludes):
             memory.clear()
+        allowed = self._allowed.get()
+        if allowed is not None:
+            allowed.clear()
 
     # -- a response asks for calls ----------------------------------------------------------
 
@@ -123,9 +264,9 @@ class ToolLedger:
             metadata={"api": api}, **run_fields(),
         )
 
-    def review(self, calls: list[AskedCall], api: str) -> Review:
+    def review(self, calls: list[AskedCall], api: str, conversation: str = "") -> Review:
         """PRE_TOOL_CALL for each call (and POST_TOOL_CALL at once for a refused one)."""
-        review = Review()
+        review = Review(conversation=conversation, api=api)
         if not calls or not tool_hooks_active():
             return review
         for call in calls:
@@ -140,9 +281,9 @@ class ToolLedger:
                 self._allow(review, call, ctx)
         return review
 
-    async def areview(self, calls: list[AskedCall], api: str) -> Review:
+    async def areview(self, calls: list[AskedCall], api: str, conversation: str = "") -> Review:
         """`review` for async call sites: async hooks are awaited on the running loop."""
-        review = Review()
+        review = Review(conversation=conversation, api=api)
         if not calls or not tool_hooks_active():
             return review
         for call in calls:
@@ -158,8 +299,36 @@ class ToolLedger:
         return review
 
     def _allow(self, review: Review, call: AskedCall, ctx: ToolCallHookContext) -> None:
-        self._waiting.remember(call.id, (ctx, perf_counter()))
         review.allowed.append((call, ctx))
+        self._waiting.remember(review.key(call, ctx.tool_input), (ctx, perf_counter()))
+        allowed = self._allowed.get()
+        if allowed is None:
+            allowed = OrderedDict()
+            self._allowed.set(allowed)
+        token = f"{call.name}|{_canonical(ctx.tool_input)}"
+        with _Bounded._lock:
+            allowed[token] = allowed.get(token, 0) + 1
+            allowed.move_to_end(token)
+            while len(allowed) > ALLOWED_LIMIT:
+                allowed.popitem(last=False)
+
+    def claim(self, name: str | None, arguments: Any) -> bool:
+        """For a tool body the SDK itself runs (a tool runner): True when the wire review allowed a
+        call of `name` with `arguments` in this context that has not run yet (it was decided: the
+        body claims it)."""
+        allowed = self._allowed.get()
+        if not allowed:
+            return False
+        token = f"{name}|{_canonical(arguments)}"
+        with _Bounded._lock:
+            count = allowed.get(token, 0)
+            if count <= 0:
+                return False
+            if count == 1:
+                del allowed[token]
+            else:
+                allowed[token] = count - 1
+        return True
 
     @staticmethod
     def _mark_refused(ctx: ToolCallHookContext, refusal: HookAborted) -> None:
@@ -171,7 +340,7 @@ class ToolLedger:
     # -- what later requests must carry ----------------------------------------------------------
 
     def remember_refusals(self, anchor: str, refusals: Any) -> None:
-        """Refused calls (API-shaped) to put back next to the call with id `anchor`."""
+        """Refused calls (API-shaped) to put back next to the call with key `anchor`."""
         self._refusals.remember(anchor, refusals)
 
     def refusals_for(self, call_id: str) -> Any:
@@ -203,7 +372,8 @@ class ToolLedger:
         return self._replaced.get(call_id)
 
     def settle(self, call_id: str, result: str) -> str | None:
-        """POST_TOOL_CALL when `call_id` waits for its result; the text to send instead, or None."""
+        """POST_TOOL_CALL when the call keyed `call_id` waits for its result; the text to send
+        instead, or None."""
         ctx = self._settle_context(call_id, result) if tool_hooks_active() else None
         if ctx is not None:
             dispatch(P.POST_TOOL_CALL, ctx)
@@ -215,11 +385,6 @@ class ToolLedger:
         if ctx is not None:
             await adispatch(P.POST_TOOL_CALL, ctx)
         return self._settled(call_id, ctx)
-
-    def knows(self, call_id: str) -> bool:
-        """Whether a request carrying `call_id` needs anything from this ledger."""
-        return (call_id in self._waiting or call_id in self._replaced or call_id in self._refusals
-                or call_id in self._preludes)
 
     @property
     def empty(self) -> bool:

@@ -7,14 +7,13 @@ Where each point fires:
 
 | point | ``anthropic`` call site |
 |---|---|
-| PRE_MODEL_CALL / POST_MODEL_CALL | ``Messages.create`` (also ``stream=True``, ``with_raw_response`` / ``with_streaming_response``) and ``Messages.stream`` (the helper sends its request itself, when its manager is entered), sync and async; Bedrock and Vertex clients reuse these classes |
-| PRE_TOOL_CALL | each ``tool_use`` block a response asks for (streamed too) |
+| PRE_MODEL_CALL / POST_MODEL_CALL | ``Messages.create`` / ``parse`` (also ``stream=True``, ``with_raw_response`` / ``with_streaming_response``) and ``Messages.stream`` (the helper sends its request itself, when its manager is entered), sync and async, on ``messages`` and ``beta.messages`` (the beta tool runner and message threads send through them); Bedrock and Vertex clients reuse these classes |
+| PRE_TOOL_CALL | each ``tool_use`` block a response asks for (streamed too); a ``@beta_tool`` body the tool runner runs (``BetaFunctionTool.call``) claims that decision, or dispatches when none covers it |
 | POST_TOOL_CALL | the request whose user message carries that call's ``tool_result`` back; at once for a refused call |
 | EXECUTION_* / PRE_STEP / POST_STEP | not offered: the SDK has no runs or steps (mark a run with ``hookport.execution(...)``) |
 
 The SDK has no hook system of its own, so the resource classes' methods are
-wrapped; every client, created before or after install, shares them. The
-``beta.messages`` classes and the beta tool runner are not covered. The tool
+wrapped; every client, created before or after install, shares them. The tool
 points are on the wire (see `hookport.adapters._sdk_tools`); the system
 parameter and the content blocks map to ``ctx.messages`` as
 `hookport.adapters.anthropic_sdk._messages` describes. Under a framework
@@ -33,12 +32,16 @@ from hookport.points import InterceptionPoint
 
 from hookport.adapters.anthropic_sdk._messages import FRAMEWORK, Messages
 from hookport.adapters.anthropic_sdk._stream_helper import stream_wrapper
+from hookport.adapters.anthropic_sdk._tools import body_wrappers
 
 __all__ = ["AnthropicAdapter", "LEDGER"]
 
 P = InterceptionPoint
 _MESSAGES = "anthropic.resources.messages.messages"
+_BETA = "anthropic.resources.beta.messages.messages"
+_TOOLS = "anthropic.lib.tools._beta_functions"
 _POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
+_TOOL_POINTS = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
 _DIALECT = Messages()
 
 LEDGER = ToolLedger(FRAMEWORK)
@@ -47,6 +50,8 @@ LEDGER = ToolLedger(FRAMEWORK)
 
 create = sync_wrapper(_DIALECT, LEDGER)
 acreate = async_wrapper(_DIALECT, LEDGER)
+stream, astream = stream_wrapper(_DIALECT, LEDGER, is_async=False), stream_wrapper(_DIALECT, LEDGER, is_async=True)
+tool_body, atool_body = body_wrappers(FRAMEWORK, LEDGER)
 
 
 class AnthropicAdapter(Adapter):
@@ -60,12 +65,22 @@ class AnthropicAdapter(Adapter):
     )
 
     def targets(self) -> Sequence[Target]:
+        sites = [
+            target
+            for module in (_MESSAGES, _BETA)
+            for target in (
+                Target(module, "Messages.create", create, _POINTS, "sync"),
+                Target(module, "Messages.parse", create, _POINTS, "sync"),
+                Target(module, "AsyncMessages.create", acreate, _POINTS, "async"),
+                Target(module, "AsyncMessages.parse", acreate, _POINTS, "async"),
+                Target(module, "Messages.stream", stream, _POINTS, "stream"),
+                Target(module, "AsyncMessages.stream", astream, _POINTS, "astream"),
+            )
+        ]
         return (
-            Target(_MESSAGES, "Messages.create", create, _POINTS, "sync"),
-            Target(_MESSAGES, "AsyncMessages.create", acreate, _POINTS, "async"),
-            Target(_MESSAGES, "Messages.stream", stream_wrapper(_DIALECT, LEDGER, is_async=False), _POINTS, "stream"),
-            Target(_MESSAGES, "AsyncMessages.stream", stream_wrapper(_DIALECT, LEDGER, is_async=True), _POINTS,
-                   "astream"),
+            *sites,
+            Target(_TOOLS, "BetaFunctionTool.call", tool_body, _TOOL_POINTS, "sync"),
+            Target(_TOOLS, "BetaAsyncFunctionTool.call", atool_body, _TOOL_POINTS, "async"),
         )
 
     def deactivate(self) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 from hookport.adapters._sdk_calls import Dialect, Kwargs
 from hookport.adapters._sdk_data import content_text, field, plain
 from hookport.adapters._sdk_streams import EventList, replay
-from hookport.adapters._sdk_tools import AskedCall, Review, ToolLedger
+from hookport.adapters._sdk_tools import AskedCall, RequestKeys, Review, ToolLedger
 
 FRAMEWORK = "anthropic"
 
@@ -145,16 +145,18 @@ class Messages(Dialect[MessagesAnswer]):
     def with_messages(self, kwargs: Kwargs, messages: list[dict[str, Any]]) -> Kwargs:
         return from_messages(kwargs, messages)
 
-    def results(self, kwargs: Kwargs) -> list[tuple[str, str]]:
-        return [
-            (field(block, "tool_use_id"), content_text(field(block, "content")))
-            for message in kwargs.get("messages") or ()
-            if not isinstance(field(message, "content"), str)
-            for block in field(message, "content") or ()
-            if field(block, "type") == "tool_result"
-        ]
+    def results(self, kwargs: Kwargs, keys: RequestKeys) -> list[tuple[str | None, str]]:
+        found = []
+        for message in kwargs.get("messages") or ():
+            content = field(message, "content")
+            for block in [] if isinstance(content, str) else content or ():
+                if field(block, "type") == "tool_use":
+                    keys.call(field(block, "id"))
+                elif field(block, "type") == "tool_result":
+                    found.append((keys.result(field(block, "tool_use_id")), content_text(field(block, "content"))))
+        return found
 
-    def restore(self, kwargs: Kwargs, ledger: ToolLedger, settled: dict[str, str]) -> Kwargs:
+    def restore(self, kwargs: Kwargs, ledger: ToolLedger, settled: dict[str, str], keys: RequestKeys) -> Kwargs:
         out: list[Any] = []
         changed = False
         owed: list[dict[str, Any]] = []  # refusal results for the next user message
@@ -163,12 +165,12 @@ class Messages(Dialect[MessagesAnswer]):
             blocks = [] if isinstance(content, str) else list(content or ())
             role = field(message, "role")
             if role == "assistant":
-                ids = [field(b, "id") for b in blocks if field(b, "type") == "tool_use"]
-                prelude = ledger.prelude_for(ids[0]) if ids else None
-                if prelude:
+                call_keys = [keys.call(field(b, "id")) for b in blocks if field(b, "type") == "tool_use"]
+                prelude = ledger.prelude_for(call_keys[0]) if call_keys and call_keys[0] else None
+                if isinstance(prelude, list):
                     out.extend(prelude)
                     changed = True
-                refusals = [r for i in ids if (r := ledger.refusals_for(i))]
+                refusals = [r for k in call_keys if k and isinstance(r := ledger.refusals_for(k), dict)]
                 if refusals:
                     copy = plain(message)
                     copy["content"] = [*copy["content"], *(c for r in refusals for c in r["calls"])]
@@ -176,12 +178,15 @@ class Messages(Dialect[MessagesAnswer]):
                     out.append(copy)
                     changed = True
                     continue
-            elif role == "user" and (owed or any(field(b, "tool_use_id") in settled for b in blocks)):
+            result_keys = {field(b, "tool_use_id"): keys.result(field(b, "tool_use_id"))
+                           for b in blocks if field(b, "type") == "tool_result"}
+            if role == "user" and (owed or any(k in settled for k in result_keys.values())):
                 copy = plain(message)
                 new_blocks = [] if isinstance(copy["content"], str) else copy["content"]
                 for block in new_blocks:
-                    if block.get("type") == "tool_result" and block.get("tool_use_id") in settled:
-                        block["content"] = settled[block["tool_use_id"]]
+                    key = result_keys.get(block.get("tool_use_id"))
+                    if block.get("type") == "tool_result" and key in settled:
+                        block["content"] = settled[key]  # type: ignore[index]
                 if isinstance(copy["content"], str):
                     new_blocks = [{"type": "text", "text": copy["content"]}]
                 results = [b for b in new_blocks if b.get("type") == "tool_result"]
@@ -261,8 +266,9 @@ class Messages(Dialect[MessagesAnswer]):
         else:
             _set(answer.message, "content", [b for b in field(answer.message, "content") or ()
                                              if not (field(b, "type") == "tool_use" and field(b, "id") in refused)])
-        if review.allowed:
-            ledger.remember_refusals(review.allowed[0][0].id, {
+        anchor = review.anchor()
+        if anchor is not None:
+            ledger.remember_refusals(review.key(anchor), {
                 "calls": [_use_block(call) for call, _ in review.refused],
                 "results": [_result_block(call, text) for call, text in review.refused],
             })
@@ -282,6 +288,9 @@ class Messages(Dialect[MessagesAnswer]):
         blocks.extend(_use_block(call) for call, _ in review.refused)
         return [{"role": "assistant", "content": blocks},
                 {"role": "user", "content": [_result_block(call, text) for call, text in review.refused]}]
+
+    def whole(self, answer: MessagesAnswer) -> Any:
+        return answer.message if answer.events is None else None
 
     def deliver(self, answer: MessagesAnswer) -> Any:
         if answer.events is not None:

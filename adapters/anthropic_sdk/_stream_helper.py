@@ -3,8 +3,9 @@ manager is entered, so the adapter hands out a manager of its own that runs the 
 there and gives the SDK's ``MessageStream`` the (buffered, edited) raw events.
 
 The SDK's manager keeps the request it will send in a private attribute
-(``_MessageStreamManager__api_request``, the same from 1.x to 2.x); the adapter
-takes the raw stream from it and gives back one that replays the edited events.
+(``_MessageStreamManager__api_request``, the same from 1.x to 2.x; the beta
+managers' ``_BetaMessageStreamManager__api_request``: `request_attribute`); the
+adapter takes the raw stream from it and gives back one that replays the edited events.
 """
 
 from __future__ import annotations
@@ -19,10 +20,13 @@ from hookport.adapters._sdk_calls import Dialect, arequest, passthrough, request
 from hookport.adapters._sdk_tools import ToolLedger
 
 logger = logging.getLogger("hookport")
-_SYNC_REQUEST = "_MessageStreamManager__api_request"
-_ASYNC_REQUEST = "_AsyncMessageStreamManager__api_request"
 STREAM_MARK = "_hookport_stream"
 """Set in the kwargs the hooks see (never sent): this request is streamed by the helper."""
+
+
+def request_attribute(manager: Any) -> str:
+    """The manager's private request attribute (name-mangled by its class)."""
+    return f"_{type(manager).__name__.lstrip('_')}__api_request"
 
 
 class _Manager(wrapt.ObjectProxy):  # type: ignore[misc]
@@ -33,6 +37,7 @@ class _Manager(wrapt.ObjectProxy):  # type: ignore[misc]
         self._self_kwargs = kwargs
         self._self_dialect = dialect
         self._self_ledger = ledger
+        self._self_attribute = request_attribute(manager)
 
 
 class HookedStreamManager(_Manager):
@@ -40,11 +45,11 @@ class HookedStreamManager(_Manager):
 
     def _open(self, **kwargs: Any) -> Any:
         kwargs.pop(STREAM_MARK, None)
-        return getattr(self._self_make(**kwargs), _SYNC_REQUEST)()
+        return getattr(self._self_make(**kwargs), self._self_attribute)()
 
     def __enter__(self) -> Any:
         raw = request(self._self_dialect, self._self_ledger, self._open, (), self._self_kwargs)
-        setattr(self.__wrapped__, _SYNC_REQUEST, lambda: raw)
+        setattr(self.__wrapped__, self._self_attribute, lambda: raw)
         return self.__wrapped__.__enter__()
 
     def __exit__(self, *exc: Any) -> Any:
@@ -56,10 +61,10 @@ class AsyncHookedStreamManager(_Manager):
 
     async def _open(self, **kwargs: Any) -> Any:
         kwargs.pop(STREAM_MARK, None)
-        return await getattr(self._self_make(**kwargs), _ASYNC_REQUEST)  # an awaitable, not a callable
+        return await getattr(self._self_make(**kwargs), self._self_attribute)  # an awaitable, not a callable
 
     async def __aenter__(self) -> Any:
-        unsent = getattr(self.__wrapped__, _ASYNC_REQUEST)
+        unsent = getattr(self.__wrapped__, self._self_attribute)
         try:
             raw = await arequest(self._self_dialect, self._self_ledger, self._open, (), self._self_kwargs)
         finally:
@@ -69,7 +74,7 @@ class AsyncHookedStreamManager(_Manager):
         async def sent() -> Any:
             return raw
 
-        setattr(self.__wrapped__, _ASYNC_REQUEST, sent())
+        setattr(self.__wrapped__, self._self_attribute, sent())
         return await self.__wrapped__.__aenter__()
 
     async def __aexit__(self, *exc: Any) -> Any:
@@ -79,7 +84,7 @@ class AsyncHookedStreamManager(_Manager):
 def stream_wrapper(dialect: Dialect[Any], ledger: ToolLedger, is_async: bool) -> Any:
     def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         manager = wrapped(*args, **kwargs)
-        attribute = _ASYNC_REQUEST if is_async else _SYNC_REQUEST
+        attribute = request_attribute(manager)
         if passthrough(ledger):
             return manager
         if not hasattr(manager, attribute):

@@ -7,7 +7,7 @@ Where each point fires:
 
 | point | ``mcp`` call site |
 |---|---|
-| PRE_TOOL_CALL / POST_TOOL_CALL | ``mcp.client.session:ClientSession.call_tool`` (every client: a session over stdio, HTTP or memory, and the 2.x ``mcp.client.Client`` facade, which delegates to it) |
+| PRE_TOOL_CALL / POST_TOOL_CALL | ``mcp.client.session:ClientSession.call_tool`` (every client: a session over stdio, HTTP or memory, and the 2.x ``mcp.client.Client`` facade, which delegates to it); and ``send_request`` for every ``tools/call`` request (``types.CallToolRequest`` sent by the application itself), which claims ``call_tool``'s decision for the same call |
 | ``before_tool_definitions`` (extension) | ``ClientSession.list_tools``: the listed tools as OpenAI-style function schemas; a hook removes or edits entries, and the caller gets the tools that are left |
 | the model and boundary points | not offered: an MCP client calls tools, never a model (the ``openai`` / ``anthropic`` adapters serve the model of the same loop; mark a run with ``hookport.execution(...)``) |
 
@@ -27,14 +27,26 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from hookport.adapters._base import Adapter, Target
+from hookport.adapters._versions import installed_version, release
 from hookport.points import ExtensionPoint, InterceptionPoint
 
-from hookport.adapters.mcp._session import call_tool, list_tools
+from hookport.adapters.mcp._session import call_tool, list_tools, send_request
 
 __all__ = ["MCPAdapter"]
 
 P = InterceptionPoint
 _SESSION = "mcp.client.session"
+
+
+def _send_request() -> Target:
+    """``send_request``: on ``ClientSession`` itself from 2.x, inherited from ``BaseSession`` on 1.x
+    (whose other sessions, the server's, never send a ``tools/call``)."""
+    version = installed_version("mcp")
+    if version is None or release(version) >= (2,):
+        return Target(_SESSION, "ClientSession.send_request", send_request, (P.PRE_TOOL_CALL, P.POST_TOOL_CALL),
+                      "async")
+    return Target("mcp.shared.session", "BaseSession.send_request", send_request,
+                  (P.PRE_TOOL_CALL, P.POST_TOOL_CALL), "async")
 
 
 class MCPAdapter(Adapter):
@@ -56,6 +68,7 @@ class MCPAdapter(Adapter):
     def targets(self) -> Sequence[Target]:
         return (
             Target(_SESSION, "ClientSession.call_tool", call_tool, (P.PRE_TOOL_CALL, P.POST_TOOL_CALL), "async"),
+            _send_request(),
             Target(_SESSION, "ClientSession.list_tools", list_tools, (ExtensionPoint.BEFORE_TOOL_DEFINITIONS,),
                    "async"),
         )

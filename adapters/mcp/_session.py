@@ -5,6 +5,12 @@
 server receives) or refuse (the server is never called, the caller gets an MCP
 error result with the refusal text), wrap hooks go around the request, and POST
 sees the result's text and may replace it.
+
+``send_request`` is the choke point every ``tools/call`` request passes, whoever
+built it (``call_tool``, or an application sending ``types.CallToolRequest`` itself):
+there the request is the second layer, ``mcp:body``. It claims the decision
+``call_tool`` opened for the same call (one PRE and one POST per call) and
+dispatches a request no decision covers, refusing it with the same error result.
 """
 
 from __future__ import annotations
@@ -16,12 +22,18 @@ from typing import Any
 from hookport.adapters._sdk_tools import refusal_text, run_fields
 from hookport.calls import ToolShape, atool_call, outer_layer_dispatched_tool, tool_hooks_active
 from hookport.contexts import InterceptionContext, ToolCallHookContext
+from hookport.decisions import body_layer, body_must_decide
 from hookport.dispatch import adispatch
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
+from hookport.points import InterceptionPoint
+from hookport.reentry import hooks_off
 from hookport.registry import has_hooks
 
 FRAMEWORK = "mcp"
+_PRE, _POST, _WRAP = InterceptionPoint.PRE_TOOL_CALL, InterceptionPoint.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL
+REQUEST_LAYER = body_layer(FRAMEWORK)
+"""The layer of ``send_request``: every ``tools/call`` request, under ``call_tool``'s layer."""
 TOOL_DEFINITIONS = ExtensionPoint.BEFORE_TOOL_DEFINITIONS
 Args = tuple[Any, ...]
 Kwargs = dict[str, Any]
@@ -122,6 +134,63 @@ def call_tool(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Args,
     if outer_layer_dispatched_tool(name, FRAMEWORK):
         return wrapped(*args, **kwargs)
     return _hooked_call(wrapped, instance, args, kwargs)
+
+
+# -- send_request: every tools/call request ---------------------------------------------------------------
+
+
+def _fields(model: Any) -> dict[str, Any]:
+    """A pydantic model's field values, read without its slow missing-attribute path."""
+    found = getattr(model, "__dict__", None)
+    return found if isinstance(found, dict) else {}
+
+
+def _tool_request(request: Any) -> tuple[Any, Any] | None:
+    """(the request model, its params) of a ``tools/call`` request (1.x wraps it in ``ClientRequest``)."""
+    fields = _fields(request)
+    inner = request if "method" in fields else fields.get("root", request)
+    fields = fields if inner is request else _fields(inner)
+    if fields.get("method") != "tools/call":
+        return None
+    params = fields.get("params")
+    return (inner, params) if params is not None else None
+
+
+def _with_arguments(request: Any, inner: Any, params: Any, arguments: dict[str, Any]) -> Any:
+    """The request with the (edited) arguments, in the caller's wrapping."""
+    edited = inner.model_copy(update={"params": params.model_copy(update={"arguments": arguments})})
+    return type(request)(edited) if request is not inner else edited
+
+
+async def _hooked_request(wrapped: Callable[..., Awaitable[Any]], session: Any, request: Any, inner: Any,
+                          params: Any, rest_args: Args, kwargs: Kwargs) -> Any:
+    ctx = ToolCallHookContext(
+        params.name, _copied(params.arguments), tool=session, framework=FRAMEWORK,
+        metadata={"api": "tools/call", "layer": "send_request"}, **run_fields(),
+    )
+
+    async def run(current: ToolCallHookContext) -> Any:
+        sent = request if current.tool_input == params.arguments else _with_arguments(
+            request, inner, params, current.tool_input)
+        return await wrapped(sent, *rest_args, **kwargs)
+
+    return await atool_call(ctx, run, SHAPE, layer=REQUEST_LAYER)
+
+
+def send_request(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``send_request``: a ``tools/call`` request no outer layer decided is hooked here (idle: the
+    method check and two lookups)."""
+    if hooks_off.get()[0] or not (has_hooks(_PRE) or has_hooks(_POST) or has_hooks(_WRAP)):
+        return wrapped(*args, **kwargs)  # the idle path: body_must_decide's own lookups, before any parsing
+    request = args[0] if args else kwargs.get("request")
+    found = _tool_request(request)
+    if found is None:
+        return wrapped(*args, **kwargs)
+    inner, params = found
+    if not body_must_decide(params.name, REQUEST_LAYER, params.arguments):
+        return wrapped(*args, **kwargs)
+    rest_kwargs = {k: v for k, v in kwargs.items() if k != "request"}
+    return _hooked_request(wrapped, instance, request, inner, params, tuple(args[1:]), rest_kwargs)
 
 
 # -- list_tools -> before_tool_definitions --------------------------------------------------------------

@@ -8,7 +8,8 @@ Where each point fires:
 | point | ``openai`` call site |
 |---|---|
 | PRE_MODEL_CALL / POST_MODEL_CALL | ``Completions.create`` / ``parse`` and ``Responses.create`` / ``parse``, sync and async (``stream=True``, the ``.stream()`` helpers, ``with_raw_response`` / ``with_streaming_response`` and ``AzureOpenAI`` all go through them) |
-| PRE_TOOL_CALL | each tool call a response asks for (``tool_calls`` / ``function_call`` items, streamed too) |
+| PRE_TOOL_CALL | each tool call a response asks for: every choice's function and custom ``tool_calls`` and legacy ``function_call``; every Responses call item the application runs or approves (``function_call``, ``custom_tool_call``, shell, patch, computer calls, MCP approval requests); streamed too; also in an answer fetched again (``responses.retrieve`` of a background response, ``chat.completions.retrieve``) |
+| (the tool body) | openai 3.x's ``ResponsesToolRunner._execute_function`` (sync and async): a function the SDK's runner runs claims the wire review's decision, or dispatches when none covers it |
 | POST_TOOL_CALL | the request that carries that call's result back (a ``tool`` message / ``function_call_output`` item); at once for a refused call |
 | EXECUTION_* / PRE_STEP / POST_STEP | not offered: the SDK has no runs or steps (mark a run with ``hookport.execution(...)``) |
 
@@ -26,13 +27,21 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from hookport.adapters._base import Adapter, Target
-from hookport.adapters._sdk_calls import async_wrapper, sync_wrapper
+from hookport.adapters._sdk_calls import async_wrapper, fetch_wrappers, sync_wrapper
 from hookport.adapters._sdk_tools import ToolLedger
 from hookport.points import InterceptionPoint
 
 from hookport.adapters.openai_sdk._chat import ChatCompletions
 from hookport.adapters.openai_sdk._common import FRAMEWORK
 from hookport.adapters.openai_sdk._responses import Responses
+from hookport.adapters.openai_sdk._runner import (
+    DECISIONS,
+    RUNNER,
+    body_wrappers,
+    candidate_wrapper,
+    has_decisions,
+    has_runner,
+)
 
 __all__ = ["OpenAIAdapter", "LEDGER"]
 
@@ -40,15 +49,20 @@ P = InterceptionPoint
 _CHAT = "openai.resources.chat.completions.completions"
 _RESPONSES = "openai.resources.responses.responses"
 _MODEL = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
+_TOOLS = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
 
 LEDGER = ToolLedger(FRAMEWORK)
 """The tool calls this adapter saw asked for, refused or answered (see `ToolLedger`)."""
 
 
-chat_request = sync_wrapper(ChatCompletions(), LEDGER)
-achat_request = async_wrapper(ChatCompletions(), LEDGER)
-responses_request = sync_wrapper(Responses(), LEDGER)
-aresponses_request = async_wrapper(Responses(), LEDGER)
+_CHAT_DIALECT, _RESPONSES_DIALECT = ChatCompletions(), Responses()
+chat_request = sync_wrapper(_CHAT_DIALECT, LEDGER)
+achat_request = async_wrapper(_CHAT_DIALECT, LEDGER)
+responses_request = sync_wrapper(_RESPONSES_DIALECT, LEDGER)
+aresponses_request = async_wrapper(_RESPONSES_DIALECT, LEDGER)
+chat_fetch, achat_fetch = fetch_wrappers(_CHAT_DIALECT, LEDGER, "completion_id")
+responses_fetch, aresponses_fetch = fetch_wrappers(_RESPONSES_DIALECT, LEDGER, "response_id")
+execute_function, aexecute_function = body_wrappers(FRAMEWORK, LEDGER)
 
 
 class OpenAIAdapter(Adapter):
@@ -68,7 +82,15 @@ class OpenAIAdapter(Adapter):
     )
 
     def targets(self) -> Sequence[Target]:
+        runner = (
+            Target(RUNNER, "ResponsesToolRunner._execute_function", execute_function, _TOOLS, "sync"),
+            Target(RUNNER, "AsyncResponsesToolRunner._execute_function", aexecute_function, _TOOLS, "async"),
+        ) if has_runner() else ()
+        decisions = (Target(DECISIONS, "_Candidate.__init__", candidate_wrapper(FRAMEWORK), _TOOLS, "sync"),
+                     ) if has_decisions() else ()
         return (
+            *decisions,
+            *runner,
             Target(_CHAT, "Completions.create", chat_request, _MODEL, "sync"),
             Target(_CHAT, "Completions.parse", chat_request, _MODEL, "sync"),
             Target(_CHAT, "AsyncCompletions.create", achat_request, _MODEL, "async"),
@@ -77,6 +99,10 @@ class OpenAIAdapter(Adapter):
             Target(_RESPONSES, "Responses.parse", responses_request, _MODEL, "sync"),
             Target(_RESPONSES, "AsyncResponses.create", aresponses_request, _MODEL, "async"),
             Target(_RESPONSES, "AsyncResponses.parse", aresponses_request, _MODEL, "async"),
+            Target(_CHAT, "Completions.retrieve", chat_fetch, _TOOLS, "sync"),
+            Target(_CHAT, "AsyncCompletions.retrieve", achat_fetch, _TOOLS, "async"),
+            Target(_RESPONSES, "Responses.retrieve", responses_fetch, _TOOLS, "sync"),
+            Target(_RESPONSES, "AsyncResponses.retrieve", aresponses_fetch, _TOOLS, "async"),
         )
 
     def deactivate(self) -> None:

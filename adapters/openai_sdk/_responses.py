@@ -13,9 +13,15 @@
 
 The request is rebuilt from ``ctx.messages`` only when a hook changed them.
 The answer's text is its ``output_text`` (the ``output_text`` parts of its
-``message`` items); its tool calls are its ``function_call`` items. A refused
-call comes back to the model as the ``function_call`` item plus a
-``function_call_output`` item carrying the refusal text, the same ``call_id``.
+``message`` items); its tool calls are every output item the application runs
+or approves (`CALL_ITEMS`: ``function_call``, ``custom_tool_call``,
+``local_shell_call``, ``shell_call``, ``apply_patch_call``, ``computer_call``,
+``mcp_approval_request``). A refused call comes back to the model as the call
+item plus its output item carrying the refusal text, the same ``call_id`` (an
+MCP approval request: an ``mcp_approval_response`` with ``approve: false``; a
+computer call, whose output is a screenshot, is only removed). A background
+response fetched with ``responses.retrieve`` (also streamed, and the
+``responses.stream(response_id=...)`` helper) gets the same review.
 """
 
 from __future__ import annotations
@@ -25,11 +31,81 @@ from typing import Any
 
 from hookport.adapters._sdk_calls import Dialect, Kwargs
 from hookport.adapters._sdk_streams import EventList, replay
-from hookport.adapters._sdk_tools import AskedCall, Review, ToolLedger
+from hookport.adapters._sdk_tools import (
+    AskedCall,
+    CallParts,
+    RequestKeys,
+    Review,
+    ToolLedger,
+    _Bounded,
+    conversation,
+    message_calls,
+)
 from hookport.adapters._sdk_data import content_text, field, parse_arguments, plain
 from hookport.adapters.openai_sdk._common import FRAMEWORK
 
 _TEXT_PARTS = ("input_text", "output_text", "text")
+
+CALL_ITEMS = {
+    "function_call": "function_call_output",
+    "custom_tool_call": "custom_tool_call_output",
+    "local_shell_call": "local_shell_call_output",
+    "shell_call": "shell_call_output",
+    "apply_patch_call": "apply_patch_call_output",
+    "computer_call": "computer_call_output",
+    "mcp_approval_request": "mcp_approval_response",
+}
+"""Every output item that asks the application to run (or approve) a tool, and its answer's type."""
+_OUTPUTS = {output: call for call, output in CALL_ITEMS.items()}
+_ARGUMENT_FIELDS = {"local_shell_call": ("action",), "shell_call": ("action",), "apply_patch_call": ("operation",),
+                    "computer_call": ("action", "actions")}
+
+
+def item_call(item: Any) -> CallParts | None:
+    """(id, name, arguments) of a call item; None for any other item."""
+    kind = field(item, "type")
+    if kind in ("function_call", "mcp_approval_request"):
+        call_id = field(item, "call_id") if kind == "function_call" else field(item, "id")
+        return call_id, field(item, "name"), parse_arguments(field(item, "arguments"))
+    if kind == "custom_tool_call":
+        return field(item, "call_id"), field(item, "name"), {"input": field(item, "input") or ""}
+    if kind in _ARGUMENT_FIELDS:
+        arguments = {name: plain(field(item, name)) for name in _ARGUMENT_FIELDS[kind]
+                     if field(item, name) is not None}
+        return field(item, "call_id"), kind.removesuffix("_call"), arguments
+    return None
+
+
+def _output_id(item: Any) -> Any:
+    """The call an output item answers."""
+    if field(item, "type") == "mcp_approval_response":
+        return field(item, "approval_request_id")
+    if field(item, "type") == "local_shell_call_output":
+        return field(item, "call_id") or field(item, "id")
+    return field(item, "call_id")
+
+
+def _refusal_output(kind: str, call_id: str, text: str) -> dict[str, Any] | None:
+    """A refused call's answer in the API's own shape; None where no text answer exists (a computer call)."""
+    if kind in ("function_call", "custom_tool_call"):
+        return {"type": CALL_ITEMS[kind], "call_id": call_id, "output": text}
+    if kind == "local_shell_call":
+        return {"type": "local_shell_call_output", "id": call_id, "output": text}
+    if kind == "apply_patch_call":
+        return {"type": "apply_patch_call_output", "call_id": call_id, "status": "failed", "output": text}
+    if kind == "shell_call":
+        return {"type": "shell_call_output", "call_id": call_id, "output": [
+            {"stdout": "", "stderr": text, "outcome": {"type": "exit", "exit_code": 1}}]}
+    if kind == "mcp_approval_request":
+        return {"type": "mcp_approval_response", "approval_request_id": call_id, "approve": False, "reason": text}
+    return None
+
+
+def _refusal_items(call: AskedCall, text: str) -> list[Any]:
+    """The refused call and its answer, as input items (nothing for a call no text can answer)."""
+    kind = field(call.native, "type")
+    output = _refusal_output(kind, call.id, text)
+    return [] if output is None else [_call_item(call), output]
 
 
 class ResponsesAnswer:
@@ -137,6 +213,10 @@ class Responses(Dialect[ResponsesAnswer]):
     framework = FRAMEWORK
     whole_field = "output"
 
+    def __init__(self) -> None:
+        self._background: _Bounded[str] = _Bounded()
+        """A background response's id -> the conversation of the request that started it."""
+
     # -- requests ---------------------------------------------------------------------------------------
 
     def messages(self, kwargs: Kwargs) -> list[dict[str, Any]]:
@@ -145,14 +225,36 @@ class Responses(Dialect[ResponsesAnswer]):
     def with_messages(self, kwargs: Kwargs, messages: list[dict[str, Any]]) -> Kwargs:
         return messages_to_items(kwargs, messages)
 
-    def results(self, kwargs: Kwargs) -> list[tuple[str, str]]:
+    def calls_of(self, message: dict[str, Any]) -> list[CallParts]:
+        if message.get("role") == "item":
+            found = item_call(message.get("item"))
+            return [found] if found is not None else []
+        return message_calls(message)
+
+    def conversation(self, kwargs: Kwargs) -> str:
+        if "response_id" in kwargs:  # a retrieve: the request that started the background response
+            return self._background.get(str(kwargs["response_id"])) or conversation([])
+        return conversation(self.messages(kwargs))
+
+    def answered(self, kwargs: Kwargs, answer: ResponsesAnswer) -> None:
+        response_id = field(answer.response, "id")
+        if kwargs.get("background") and isinstance(response_id, str):
+            self._background.remember(response_id, conversation(self.messages(kwargs)))
+
+    def results(self, kwargs: Kwargs, keys: RequestKeys) -> list[tuple[str | None, str]]:
         items = kwargs.get("input")
         if isinstance(items, str):
             return []
-        return [(field(i, "call_id"), content_text(field(i, "output")))
-                for i in items or () if field(i, "type") == "function_call_output"]
+        found = []
+        for item in items or ():
+            kind = field(item, "type")
+            if kind in CALL_ITEMS:
+                keys.call(item_call(item)[0])  # type: ignore[index]
+            elif kind in _OUTPUTS:
+                found.append((keys.result(_output_id(item)), content_text(field(item, "output"))))
+        return found
 
-    def restore(self, kwargs: Kwargs, ledger: ToolLedger, settled: dict[str, str]) -> Kwargs:
+    def restore(self, kwargs: Kwargs, ledger: ToolLedger, settled: dict[str, str], keys: RequestKeys) -> Kwargs:
         items = kwargs.get("input")
         if isinstance(items, str) or not items:
             return kwargs
@@ -160,21 +262,21 @@ class Responses(Dialect[ResponsesAnswer]):
         changed = False
         for item in items:
             kind = field(item, "type")
-            if kind == "function_call":
-                call_id = field(item, "call_id")
-                prelude = ledger.prelude_for(call_id)
-                if prelude:
+            if kind in CALL_ITEMS:
+                key = keys.call(item_call(item)[0])  # type: ignore[index]
+                prelude = ledger.prelude_for(key) if key else None
+                if isinstance(prelude, list):
                     out.extend(prelude)
                     changed = True
                 out.append(item)
-                refusal = ledger.refusals_for(call_id)
-                if refusal:
+                refusal = ledger.refusals_for(key) if key else None
+                if isinstance(refusal, list):
                     out.extend(refusal)
                     changed = True
                 continue
-            if kind == "function_call_output" and field(item, "call_id") in settled:
+            if kind in _OUTPUTS and (key := keys.result(_output_id(item))) in settled:
                 copy = plain(item)
-                copy["output"] = settled[field(item, "call_id")]
+                copy["output"] = settled[key]  # type: ignore[index]
                 out.append(copy)
                 changed = True
                 continue
@@ -224,34 +326,35 @@ class Responses(Dialect[ResponsesAnswer]):
         return answer
 
     def calls(self, answer: ResponsesAnswer) -> list[AskedCall]:
-        return [
-            AskedCall(field(item, "call_id"), field(item, "name"), parse_arguments(field(item, "arguments")),
-                      native=item)
-            for item in field(answer.response, "output") or ()
-            if field(item, "type") == "function_call"
-        ]
+        found = []
+        for item in field(answer.response, "output") or ():
+            parts = item_call(item)
+            if parts is not None:
+                found.append(AskedCall(parts[0], parts[1], parts[2], native=item))
+        return found
 
     def apply(self, answer: ResponsesAnswer, review: Review, ledger: ToolLedger) -> None:
         for call, arguments in review.edited():
             self._set_arguments(answer, call, json.dumps(arguments))
         if not review.refused:
             return
-        refused = {call.id for call, _ in review.refused}
+        refused = {id(call.native) for call, _ in review.refused}
         output = list(field(answer.response, "output") or ())
-        dropped = {i for i, item in enumerate(output)
-                   if field(item, "type") == "function_call" and field(item, "call_id") in refused}
+        dropped = {i for i, item in enumerate(output) if id(item) in refused}
         _set(answer.response, "output", [item for i, item in enumerate(output) if i not in dropped])
         if answer.events is not None:
             answer.events[:] = _without_items(answer.events, dropped)
-        if review.allowed:
+        anchor = review.anchor()
+        if anchor is not None:
             # put back after the surviving call: the refused calls, then their outputs
-            ledger.remember_refusals(review.allowed[0][0].id, [
-                *(_call_item(call) for call, _ in review.refused),
-                *({"type": "function_call_output", "call_id": call.id, "output": text}
-                  for call, text in review.refused),
-            ])
+            pairs = [_refusal_items(call, text) for call, text in review.refused]
+            ledger.remember_refusals(review.key(anchor), [*(p[0] for p in pairs if p), *(p[1] for p in pairs if p)])
 
     def _set_arguments(self, answer: ResponsesAnswer, call: AskedCall, arguments: str) -> None:
+        kind = field(call.native, "type")
+        if kind != "function_call":
+            self._set_other(answer, call, json.loads(arguments))
+            return
         _set(call.native, "arguments", arguments)
         item_id = field(call.native, "id")
         first = True
@@ -265,13 +368,34 @@ class Responses(Dialect[ResponsesAnswer]):
             elif kind in ("response.output_item.done",) and field(field(event, "item"), "call_id") == call.id:
                 _set(field(event, "item"), "arguments", arguments)
 
+    @staticmethod
+    def _set_other(answer: ResponsesAnswer, call: AskedCall, arguments: dict[str, Any]) -> None:
+        """Edited arguments of a call item other than a function call, in the item and its stream events."""
+        kind = field(call.native, "type")
+        targets = [call.native, *(field(e, "item") for e in answer.events or ()
+                                  if field(e, "type") == "response.output_item.done"
+                                  and field(field(e, "item"), "type") == kind
+                                  and item_call(field(e, "item"))[0] == call.id)]  # type: ignore[index]
+        for target in targets:
+            if kind == "custom_tool_call":
+                _set(target, "input", str(arguments.get("input", "")))
+            elif kind == "mcp_approval_request":
+                _set(target, "arguments", json.dumps(arguments))
+            else:
+                for name in _ARGUMENT_FIELDS.get(kind, ()):
+                    if name in arguments:
+                        _set(target, name, arguments[name])
+
     def exchange(self, answer: ResponsesAnswer, review: Review) -> list[Any]:
         text = self.text(answer)
         items: list[Any] = [{"role": "assistant", "content": text}] if text else []
-        items.extend(_call_item(call) for call, _ in review.refused)
-        items.extend({"type": "function_call_output", "call_id": call.id, "output": refusal}
-                     for call, refusal in review.refused)
+        pairs = [_refusal_items(call, refusal) for call, refusal in review.refused]
+        items.extend(p[0] for p in pairs if p)
+        items.extend(p[1] for p in pairs if p)
         return items
+
+    def whole(self, answer: ResponsesAnswer) -> Any:
+        return answer.response if answer.events is None else None
 
     def deliver(self, answer: ResponsesAnswer) -> Any:
         if answer.events is not None:
@@ -280,6 +404,9 @@ class Responses(Dialect[ResponsesAnswer]):
 
 
 def _call_item(call: AskedCall) -> dict[str, Any]:
+    if field(call.native, "type") not in (None, "function_call"):
+        item = plain(call.native)
+        return {k: v for k, v in item.items() if k != "status"} if isinstance(item, dict) else item
     return {"type": "function_call", "call_id": call.id, "name": call.name,
             "arguments": field(call.native, "arguments") or json.dumps(call.arguments)}
 

@@ -97,6 +97,9 @@ class AnthropicHarness(Harness):
     entries: ClassVar[tuple[Entry, ...]] = ("sync", "async", "stream")
     step_kind: ClassVar[str | None] = None
     not_offered: ClassVar[dict[str, str]] = {
+        "defence__nested_same_named_tool": "this harness's loop is the application's own, whose tools are plain "
+        "functions the SDK never sees, so no tool of the SDK runs another here; the beta tool_runner is covered in "
+        "tests/adversarial/anthropic (a nested same-named tool there included)",
         "steps": "the SDK has no steps",
         "turns__once_per_agent_turn": "the SDK has no agents (a loop around it marks its run with hookport.execution)",
         "wrap__timing_around_model_and_tool": "the application runs its tools itself; the adapter sees them only "

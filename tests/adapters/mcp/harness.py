@@ -26,6 +26,7 @@ pytest.importorskip("mcp")
 import mcp.client.session  # noqa: E402,F401 - the lifecycle probe wants the client fully imported
 
 import hookport  # noqa: E402
+from tests.adapters.mcp import server as servers  # noqa: E402
 from tests.adapters.mcp.server import RUNS, session, text_of  # noqa: E402
 from tests.conformance.harness import Entry, Harness, RunResult, Turn, number_tool_calls  # noqa: E402
 
@@ -47,11 +48,11 @@ class ScriptedModel:
         return turn
 
 
-async def agent_loop(model: ScriptedModel, agent: str, prompt: str) -> str | None:
+async def agent_loop(model: ScriptedModel, agent: str, prompt: str, server: Any = None) -> str | None:
     """The loop; an error is raised after the session closed, so the client's task group does
     not wrap it in an ``ExceptionGroup`` (what an application that wants ``except HookAborted`` does)."""
     failure: BaseException | None = None
-    async with session() as tools:
+    async with session(server) as tools:
         try:
             return await _turns(model, tools, agent, prompt)
         except Exception as error:  # noqa: BLE001 - re-raised below
@@ -111,12 +112,14 @@ class MCPHarness(Harness):
                 "model_retry_reissues_the_request", "user_decorators_before_after_wrap", "user_async_middleware",
             )
         },
+        "defence__deny_registered_mid_run": NO_MODEL + " (the scenario registers the deny from a PRE_MODEL_CALL "
+        "hook); tests/adversarial/mcp registers it from an earlier tool call of the run",
         "steps": "an MCP client has no steps",
         "turns__once_per_agent_turn": "an MCP client has no agents",
     }
 
     def run(self, script: list[Turn], *, entry: Entry = "sync", agent: str = "alpha",
-            prompt: str = "What is 2 + 3?") -> RunResult:
+            prompt: str = "What is 2 + 3?", server: Any = None) -> RunResult:
         if entry != "sync":
             raise ValueError(f"the mcp harness has no {entry!r} entry point")
         RUNS.clear()
@@ -125,11 +128,20 @@ class MCPHarness(Harness):
         error: BaseException | None = None
         try:
             with hookport.execution("mcp", inputs=prompt, agent_role=agent) as run:
-                run.output = asyncio.run(agent_loop(model, agent, run.inputs))
+                run.output = asyncio.run(agent_loop(model, agent, run.inputs, server))
             output = run.output
         except Exception as caught:  # noqa: BLE001 - the scenario inspects it
             error = caught
         return RunResult(output=output, error=error, model_inputs=model.inputs, tool_runs=list(RUNS))
+
+    def run_nested(self, outer_args: dict[str, Any], inner_args: dict[str, Any], *,
+                   agent: str = "alpha") -> RunResult:
+        """The loop on `servers.OUTER`, whose ``purge_records`` body calls the calc server's own
+        ``purge_records`` with `inner_args` through a session of its own."""
+        servers.NESTED_ARGS.clear()
+        servers.NESTED_ARGS.update(inner_args)
+        return self.run([Turn.call("purge_records", **outer_args), Turn.final("done")], agent=agent,
+                        server=servers.OUTER)
 
     def refusal_text(self, tool: str, reason: str) -> str:
         return f"Tool call {tool} was refused: {reason}"

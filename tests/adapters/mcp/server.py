@@ -37,18 +37,35 @@ def purge_records(table: str) -> str:
     return f"purged {table}"
 
 
+OUTER = _Server("records")
+"""A server whose ``purge_records`` is an outer tool: its body calls `SERVER`'s own ``purge_records``
+through a session of its own (a tool that calls another session's tool)."""
+NESTED_ARGS: dict[str, Any] = {}
+"""The arguments the outer tool's body passes to the inner tool."""
+
+
+@OUTER.tool(name="purge_records")
+async def outer_purge_records(table: str) -> str:
+    """Delete every record of a table (by asking the records server)."""
+    RUNS.append(("outer:purge_records", {"table": table}))
+    async with session() as inner:
+        return text_of(await inner.call_tool("purge_records", dict(NESTED_ARGS)))
+
+
 @contextlib.asynccontextmanager
-async def session() -> AsyncIterator[Any]:
-    """A ``ClientSession`` connected to `SERVER` (on 2.x, the one inside ``mcp.client.Client``)."""
+async def session(server: Any = None) -> AsyncIterator[Any]:
+    """A ``ClientSession`` connected to `server` (default `SERVER`; on 2.x, the one inside
+    ``mcp.client.Client``)."""
+    server = SERVER if server is None else server
     if MCP_MAJOR >= 2:
         from mcp.client import Client
 
-        async with Client(SERVER) as client:
+        async with Client(server) as client:
             yield client.session
     else:
         from mcp.shared.memory import create_connected_server_and_client_session
 
-        async with create_connected_server_and_client_session(SERVER._mcp_server) as connected:
+        async with create_connected_server_and_client_session(server._mcp_server) as connected:
             yield connected
 
 

@@ -160,6 +160,9 @@ class OpenAIHarness(Harness):
     entries: ClassVar[tuple[Entry, ...]] = ("sync", "async", "stream")
     step_kind: ClassVar[str | None] = None
     not_offered: ClassVar[dict[str, str]] = {
+        "defence__nested_same_named_tool": "this harness's loop is the application's own, whose tools are plain "
+        "functions the SDK never sees, so no tool of the SDK runs another here; openai 3.x's ResponsesToolRunner is covered in "
+        "tests/adversarial/openai (a nested same-named tool there included)",
         "steps": "the SDK has no steps",
         "turns__once_per_agent_turn": "the SDK has no agents (a loop around it marks its run with hookport.execution)",
         "wrap__timing_around_model_and_tool": "the application runs its tools itself; the adapter sees them only "
