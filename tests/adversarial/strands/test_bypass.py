@@ -72,6 +72,10 @@ PURGE = [Turn.call("purge_records", table="users"), Turn.final("done")]
 @DENY
 @pytest.mark.parametrize("how", ["rename", "selected_tool"])
 def test_app_hook_rerouting_to_the_refused_tool(harness: Any, deny: bool, how: str) -> None:
+    from strands.tools.executors import _executor
+
+    if how == "rename" and not hasattr(_executor, "_lookup_tool"):
+        pytest.skip("this Strands release runs the selected tool: a renamed tool_use re-routes nothing")
     deny_purge(deny)
     record = Record(ADD)
     make_agent(record, "alpha", hooks=[Reroute(how)])("go")
