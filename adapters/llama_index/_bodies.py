@@ -53,6 +53,8 @@ def _again(args: tuple[Any, ...], kwargs: dict[str, Any], arguments: Any, ctx: T
 
 def body_call(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``<tool>.call(...)``: dispatch unless a call site decided this call."""
+    if not body_must_decide(None, LAYER):  # no tool hook would run (two lookups; with no name it claims nothing)
+        return wrapped(*args, **kwargs)
     tool = getattr(instance, "base_tool", instance)
     arguments = _arguments(tool, args, kwargs)
     name = tool_name(tool)
@@ -64,6 +66,8 @@ def body_call(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[s
 
 async def body_acall(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``<tool>.acall(...)``: dispatch unless a call site decided this call."""
+    if not body_must_decide(None, LAYER):
+        return await wrapped(*args, **kwargs)
     arguments = _arguments(instance, args, kwargs)
     name = tool_name(instance)
     if not body_must_decide(name, LAYER, arguments):

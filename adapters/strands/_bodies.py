@@ -35,6 +35,8 @@ LAYER = body_layer(FRAMEWORK)
 
 def tool_body(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``AgentTool.stream(tool_use, invocation_state, ...)``: dispatch unless a call site decided this call."""
+    if not body_must_decide(None, LAYER):  # no tool hook would run (two lookups; with no name it claims nothing)
+        return wrapped(*args, **kwargs)
     tool_use = args[0] if args else kwargs.get("tool_use")
     given = tool_use.get("input") if isinstance(tool_use, dict) else None
     name = getattr(instance, "tool_name", None)
