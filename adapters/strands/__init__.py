@@ -12,7 +12,7 @@ Where each point fires:
 | PRE_STEP / POST_STEP ``kind="event_loop_cycle"`` | ``event_loop_cycle``, under both names: ``strands.agent.agent`` imports it for the first cycle, ``strands.event_loop.event_loop`` recurses through its own |
 | PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``stream_messages`` as ``strands.event_loop.event_loop`` calls it: every request of whatever ``Model`` the agent uses |
 | PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ``ToolExecutor._stream``: every tool call (each of a concurrent batch, MCP tools, direct ``agent.tool.x(...)`` calls) |
-| PRE_TOOL_CALL / POST_TOOL_CALL (second line) | the tool's own ``stream`` (``DecoratedFunctionTool``, ``PythonAgentTool``, ``MCPAgentTool``, ``_AgentAsTool``, the app's ``AgentTool`` classes at registration): a call that reaches a body undecided (re-routed by the app's ``BeforeToolCallEvent`` callback or middleware, driven by code no call site covers) is decided there |
+| PRE_TOOL_CALL / POST_TOOL_CALL (second line) | the tool's own ``stream`` (``DecoratedFunctionTool``, ``PythonAgentTool``, ``MCPAgentTool``; ``_AgentAsTool`` at its import; the app's ``AgentTool`` classes at registration): a call that reaches a body undecided (re-routed by the app's ``BeforeToolCallEvent`` callback or middleware, driven by code no call site covers) is decided there |
 
 Native or patched, and why. Strands' own hooks (``HookProvider`` with
 ``BeforeInvocationEvent``, ``Before/AfterModelCallEvent``, ``Before/AfterToolCallEvent``;
@@ -71,11 +71,10 @@ _BODIES = (
     ("strands.tools.decorator", "DecoratedFunctionTool.stream"),
     ("strands.tools.tools", "PythonAgentTool.stream"),
     ("strands.tools.mcp.mcp_agent_tool", "MCPAgentTool.stream"),
-    ("strands.agent._agent_as_tool", "_AgentAsTool.stream"),
 )
-"""The second line of defence: the ``stream`` of every tool class Strands ships (``_AgentAsTool``:
-1.5x+; a release without the module leaves it pending); the app's own ``AgentTool`` classes are
-guarded when their first tool is registered (``ToolRegistry.register_tool``)."""
+"""The second line of defence: the ``stream`` of every tool class Strands ships in all supported
+releases; ``_AgentAsTool`` (``agent.as_tool()``, 1.5x+) is guarded when its module is imported, the
+app's own ``AgentTool`` classes when their first tool is registered (``ToolRegistry.register_tool``)."""
 
 
 def _lazy(module: str, function: str) -> Wrapper:
@@ -115,6 +114,13 @@ class StrandsAdapter(Adapter):
     def activate(self, report: InstallReport) -> None:
         super().activate(report)
         self.when_imported("strands.agent.agent_result", _register_answers)
+        self.when_imported("strands.agent._agent_as_tool", _guard_agents_as_tools)
+
+
+def _guard_agents_as_tools(module: Any) -> None:
+    from hookport.adapters.strands._bodies import APP_CLASSES
+
+    APP_CLASSES.guard_class(module._AgentAsTool)
 
 
 def _register_answers(module: Any) -> None:

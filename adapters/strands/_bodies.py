@@ -69,7 +69,8 @@ async def _guarded(wrapped: Any, name: str, tool_use: dict[str, Any], args: tupl
 
 
 class AppToolClasses:
-    """The app's own ``AgentTool`` subclasses whose ``stream`` got the body guard, until uninstall."""
+    """The tool classes guarded when they appear (the app's own ``AgentTool`` subclasses, at
+    registration; ``_AgentAsTool``, at its import on the releases that have it), until uninstall."""
 
     def __init__(self) -> None:
         self._patched: dict[type, Any] = {}
@@ -78,7 +79,10 @@ class AppToolClasses:
     def guard(self, tool: Any) -> None:
         """Patch the ``stream`` of `tool`'s class where that class defines it, once (a subclass of a
         built-in tool class too: its ``super().stream`` sees the same decided use and stays silent)."""
-        owner = next((c for c in type(tool).__mro__ if "stream" in c.__dict__), None)
+        self.guard_class(type(tool))
+
+    def guard_class(self, cls: type) -> None:
+        owner = next((c for c in cls.__mro__ if "stream" in c.__dict__), None)
         if owner is None or owner in self._patched:
             return
         stream = owner.__dict__["stream"]

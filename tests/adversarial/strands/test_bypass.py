@@ -290,6 +290,11 @@ def test_uninstall_removes_the_body_guards(harness: Any) -> None:
     agent = Agent(name="alpha", model=ScriptedModel(record), tools=_tools(record, "app_class"), callback_handler=None)
     purge = agent.tool_registry.registry["purge_records"]
     deny_purge(True)
+    if hasattr(Agent, "as_tool"):
+        import wrapt
+        from strands.agent._agent_as_tool import _AgentAsTool
+
+        assert isinstance(_AgentAsTool.__dict__["stream"], wrapt.FunctionWrapper)
     adapters.uninstall("strands")
     try:
         assert type(purge).__dict__["stream"] is AppTool.__dict__["stream"]
@@ -297,6 +302,10 @@ def test_uninstall_removes_the_body_guards(harness: Any) -> None:
         from strands.tools.decorator import DecoratedFunctionTool
 
         assert not isinstance(DecoratedFunctionTool.__dict__["stream"], wrapt.FunctionWrapper)
+        if hasattr(Agent, "as_tool"):  # 1.5x+: guarded at its import, unguarded by uninstall
+            from strands.agent._agent_as_tool import _AgentAsTool
+
+            assert not isinstance(_AgentAsTool.__dict__["stream"], wrapt.FunctionWrapper)
         use = {"toolUseId": "t1", "name": "purge_records", "input": {"table": "users"}}
 
         async def drive() -> None:
