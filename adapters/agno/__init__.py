@@ -12,6 +12,7 @@ Where each point fires:
 | PRE_STEP / POST_STEP ``kind="tool_loop"`` | each iteration of Agno's tool loop (``Model.response`` and its stream/async forms): it opens at a model request and closes at the run's next request or its end |
 | PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``Model._invoke_with_retry``, ``_ainvoke_with_retry``, ``_invoke_stream_with_retry``, ``_ainvoke_stream_with_retry`` (``agno.models.base``): every request of every model class |
 | PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ``FunctionCall.execute`` / ``aexecute`` (``agno.tools.function``): every tool call of the loop, parallel async calls and sync tools run on a worker thread in async runs included |
+| PRE_TOOL_CALL (POST on a refusal) for ``@tool(external_execution=True)`` | ``Model.get_function_calls_to_run``: when the model's call becomes the ``RunRequirement`` the app will run; a refused call is never handed to the app, it is Agno's failed tool in the loop |
 
 Native or patched, and why. Agno's native hooks are ``tool_hooks`` (a middleware chain
 around each tool body), the tools' ``pre_hook`` / ``post_hook``, and the agent's
@@ -113,4 +114,6 @@ class AgnoAdapter(Adapter):
             Target(_MODELS, "Model._ainvoke_stream_with_retry", _lazy(_M, "ainvoke_stream"), _MODEL, "astream"),
             Target(_TOOLS, "FunctionCall.execute", _lazy(_T, "execute"), _TOOL, "sync"),
             Target(_TOOLS, "FunctionCall.aexecute", _lazy(_T, "aexecute"), _TOOL, "async"),
+            Target(_MODELS, "Model.get_function_calls_to_run", _lazy("hookport.adapters.agno._external", "calls_to_run"),
+                   (P.PRE_TOOL_CALL, P.POST_TOOL_CALL), "sync"),
         )

@@ -17,6 +17,14 @@ follow it there.
 - wrap hooks sit around Agno's whole execution of the call (its hooks included);
 - a POST string replaces the result the model receives.
 
+Both lines of defence are this one method in Agno: ``FunctionCall.execute`` / ``aexecute`` is the
+tool-call object's own execution method and the only caller of a tool's entrypoint (Agno calls
+``function.entrypoint(...)`` nowhere else; a ``FunctionCall`` run by code no agent loop runs, a
+workflow step or the app, is decided here too). A call an outer layer already decided (another
+adapter's tool wrapping it) is claimed, not dispatched twice; a nested call of a same-named tool
+is a call of its own. External-execution tools, which Agno never runs, are decided when the model
+asks for them (``_external``).
+
 hookport's hooks enclose the users' own per-tool hooks: PRE, then Agno's ``pre_hook``,
 ``tool_hooks`` (in their order) around the body, ``post_hook``, then POST.
 """
@@ -26,10 +34,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
+from hookport.calls import ToolShape, atool_call, outer_layer_dispatched_tool, tool_call, tool_hooks_active
 from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
 
+from hookport.adapters.agno._external import refusal_of
 from hookport.adapters.agno._state import FRAMEWORK, current_run, escaping
 
 
@@ -104,9 +113,26 @@ class _Call:
         return error if error is self.native else escaping(error)
 
 
+def _decided_outside(instance: Any) -> bool:
+    """True when an outer layer (another adapter's tool wrapping this call) already decided this very call."""
+    return outer_layer_dispatched_tool(instance.function.name, FRAMEWORK, dict(instance.arguments or {}))
+
+
+def _refused_external(instance: Any) -> Any:
+    """Agno's failed tool for an external call PRE_TOOL_CALL refused when it was produced (or None)."""
+    text = refusal_of(instance)
+    if text is None:
+        return None
+    instance.error = text
+    return _outcome(status="failure", error=text)
+
+
 def execute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``FunctionCall.execute()`` (also on the worker thread of an async run)."""
-    if not tool_hooks_active():
+    refused = _refused_external(instance)
+    if refused is not None:
+        return refused
+    if not tool_hooks_active() or _decided_outside(instance):
         return wrapped(*args, **kwargs)
     call = _Call(instance)
 
@@ -126,7 +152,10 @@ def execute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str
 
 async def aexecute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``FunctionCall.aexecute()``: async tools, and sync ones whose ``tool_hooks`` are async."""
-    if not tool_hooks_active():
+    refused = _refused_external(instance)
+    if refused is not None:
+        return refused
+    if not tool_hooks_active() or _decided_outside(instance):
         return await wrapped(*args, **kwargs)
     call = _Call(instance)
 

@@ -13,6 +13,7 @@ Where each point fires:
 | PRE_STEP / POST_STEP ``kind="agent_step"`` | ``FunctionAgent.take_step``, ``ReActAgent.take_step``, ``CodeActAgent.take_step`` (one agent loop iteration) |
 | PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``_get_response`` / ``_get_streaming_response`` of the three agent classes: every request to the agent's LLM, whatever its class |
 | PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ``BaseWorkflowAgent._call_tool`` and ``AgentWorkflow._call_tool`` (one call each, parallel calls included) |
+| PRE_TOOL_CALL / POST_TOOL_CALL (second line) | the tools' own ``call`` / ``acall`` (``FunctionTool``, ``QueryEngineTool``, ``RetrieverTool``, ``BaseToolAsyncAdapter.call``): a call no call site decided (a workflow's ``@step``, code holding a tool); a ``CodeActAgent``'s code calling the agent's tool functions (guarded in the executor's namespaces while ``execute`` runs) |
 
 Native or patched, and why. LlamaIndex's own hook system is its instrumentation dispatcher
 (``llama_index_instrumentation``: span and event handlers such as ``LLMChatStartEvent``,
@@ -27,7 +28,7 @@ returns a ``ToolOutput(is_error=True)`` whose content is the refusal text, which
 reads as that call's result; the tool never runs and nothing retries it.
 
 Not covered: generic workflows' own ``@step`` functions are not steps here (only agent loop
-iterations are); the extra model request that ``early_stopping_method="generate"`` makes after
+iterations are; a tool such a step calls is a tool call, decided by the tool's body); the extra model request that ``early_stopping_method="generate"`` makes after
 ``max_iterations`` (0.14.1x's ``_get_llm_response``) and ``output_cls`` structured-output requests
 are made outside the agent's request methods and are not model calls here.
 """
@@ -43,6 +44,7 @@ from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.adapters.llama_index._models import model_request
 from hookport.adapters.llama_index._runs import run_workflow
 from hookport.adapters.llama_index._steps import take_step
+from hookport.adapters.llama_index._bodies import body_acall, body_call
 from hookport.adapters.llama_index._tools import call_tool
 
 __all__ = ["LlamaIndexAdapter"]
@@ -54,6 +56,11 @@ _RUN = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END, W.AGENT_TURN_STAR
 _STEP = (P.PRE_STEP, P.POST_STEP, W.AGENT_TURN_START)
 _MODEL = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, W.WRAP_MODEL_CALL)
 _TOOL = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, W.WRAP_TOOL_CALL)
+_BODIES = (("llama_index.core.tools.function_tool", "FunctionTool"),
+           ("llama_index.core.tools.query_engine", "QueryEngineTool"),
+           ("llama_index.core.tools.retriever_tool", "RetrieverTool"))
+"""The second line of defence: the tool classes whose ``call`` / ``acall`` run a tool's body (and
+``BaseToolAsyncAdapter.call``, through which an agent runs the app's own sync ``BaseTool`` classes)."""
 _AGENT_CLASSES = (("function_agent", "FunctionAgent"), ("react_agent", "ReActAgent"),
                   ("codeact_agent", "CodeActAgent"))
 
@@ -83,4 +90,9 @@ class LlamaIndexAdapter(Adapter):
             *agents,
             Target(f"{_AGENTS}.base_agent", "BaseWorkflowAgent._call_tool", call_tool, _TOOL, "async"),
             Target(f"{_AGENTS}.multi_agent_workflow", "AgentWorkflow._call_tool", call_tool, _TOOL, "async"),
+            *(target for module, cls in _BODIES for target in (
+                Target(module, f"{cls}.call", body_call, _TOOL, "sync"),
+                Target(module, f"{cls}.acall", body_acall, _TOOL, "async"),
+            )),
+            Target("llama_index.core.tools.types", "BaseToolAsyncAdapter.call", body_call, _TOOL, "sync"),
         )

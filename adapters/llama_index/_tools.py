@@ -72,15 +72,31 @@ async def call_tool(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: 
     rest = dict(kwargs)
     workflow_ctx, tool, tool_input = _bind(args, rest)
     name = tool.metadata.get_name() if hasattr(tool.metadata, "get_name") else tool.metadata.name
-    ctx = ToolCallHookContext(name, copy.deepcopy(dict(tool_input or {})), tool=tool, framework=FRAMEWORK,
-                              **_fields(instance, workflow_ctx))
+    fields = _fields(instance, workflow_ctx)
+    ctx = ToolCallHookContext(name, copy.deepcopy(dict(tool_input or {})), tool=tool, framework=FRAMEWORK, **fields)
+    agent = fields.get("agent")
 
     async def run(c: ToolCallHookContext) -> Any:
+        if is_code_execution(agent, name):  # a CodeActAgent's code: its calls of the tools are tool calls
+            with tools_guarded(agent, fields):
+                return await wrapped(workflow_ctx, tool, c.tool_input, **rest)
         return await wrapped(workflow_ctx, tool, c.tool_input, **rest)
 
     if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
         return await on_worker(tool_call, ctx, run, SHAPE)
     return await atool_call(ctx, run, SHAPE)
+
+
+def is_code_execution(agent: Any, name: str) -> bool:
+    from hookport.adapters.llama_index._code import is_code_execution as found
+
+    return found(agent, name)
+
+
+def tools_guarded(agent: Any, fields: dict[str, Any]) -> Any:
+    from hookport.adapters.llama_index._code import tools_guarded as found
+
+    return found(agent, fields)
 
 
 def _fields(instance: Any, workflow_ctx: Any) -> dict[str, Any]:

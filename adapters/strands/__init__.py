@@ -12,6 +12,7 @@ Where each point fires:
 | PRE_STEP / POST_STEP ``kind="event_loop_cycle"`` | ``event_loop_cycle``, under both names: ``strands.agent.agent`` imports it for the first cycle, ``strands.event_loop.event_loop`` recurses through its own |
 | PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``stream_messages`` as ``strands.event_loop.event_loop`` calls it: every request of whatever ``Model`` the agent uses |
 | PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ``ToolExecutor._stream``: every tool call (each of a concurrent batch, MCP tools, direct ``agent.tool.x(...)`` calls) |
+| PRE_TOOL_CALL / POST_TOOL_CALL (second line) | the tool's own ``stream`` (``DecoratedFunctionTool``, ``PythonAgentTool``, ``MCPAgentTool``; ``_AgentAsTool`` at its import; the app's ``AgentTool`` classes at registration): a call that reaches a body undecided (re-routed by the app's ``BeforeToolCallEvent`` callback or middleware, driven by code no call site covers) is decided there |
 
 Native or patched, and why. Strands' own hooks (``HookProvider`` with
 ``BeforeInvocationEvent``, ``Before/AfterModelCallEvent``, ``Before/AfterToolCallEvent``;
@@ -49,6 +50,7 @@ nothing retries it.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -65,6 +67,14 @@ _RUN = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END,
 _STEP = (P.PRE_STEP, P.POST_STEP)
 _MODEL = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL)
 _TOOL = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
+_BODIES = (
+    ("strands.tools.decorator", "DecoratedFunctionTool.stream"),
+    ("strands.tools.tools", "PythonAgentTool.stream"),
+    ("strands.tools.mcp.mcp_agent_tool", "MCPAgentTool.stream"),
+)
+"""The second line of defence: the ``stream`` of every tool class Strands ships in all supported
+releases; ``_AgentAsTool`` (``agent.as_tool()``, 1.5x+) is guarded when its module is imported, the
+app's own ``AgentTool`` classes when their first tool is registered (``ToolRegistry.register_tool``)."""
 
 
 def _lazy(module: str, function: str) -> Wrapper:
@@ -84,6 +94,7 @@ class StrandsAdapter(Adapter):
 
     def targets(self) -> Sequence[Target]:
         step = _lazy("_runs", "event_loop_step")
+        body = _lazy("_bodies", "tool_body")
         return (
             Target(_AGENT, "Agent.stream_async", _lazy("_runs", "run_entry"), _RUN, "astream"),
             Target(_AGENT, "event_loop_cycle", step, _STEP, "astream"),
@@ -91,11 +102,25 @@ class StrandsAdapter(Adapter):
             Target(_LOOP, "stream_messages", _lazy("_models", "model_request"), _MODEL, "astream"),
             Target("strands.tools.executors._executor", "ToolExecutor._stream", _lazy("_tools", "tool_run"), _TOOL,
                    "astream"),
+            *(Target(module, path, body, _TOOL, "astream") for module, path in _BODIES),
+            Target("strands.tools.registry", "ToolRegistry.register_tool", _lazy("_bodies", "register_tool"), _TOOL),
         )
+
+    def deactivate(self) -> None:
+        super().deactivate()
+        if "hookport.adapters.strands._bodies" in sys.modules:
+            sys.modules["hookport.adapters.strands._bodies"].APP_CLASSES.restore()
 
     def activate(self, report: InstallReport) -> None:
         super().activate(report)
         self.when_imported("strands.agent.agent_result", _register_answers)
+        self.when_imported("strands.agent._agent_as_tool", _guard_agents_as_tools)
+
+
+def _guard_agents_as_tools(module: Any) -> None:
+    from hookport.adapters.strands._bodies import APP_CLASSES
+
+    APP_CLASSES.guard_class(module._AgentAsTool)
 
 
 def _register_answers(module: Any) -> None:

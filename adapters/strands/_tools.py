@@ -17,6 +17,7 @@ re-run a call that never reached ``_stream``).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextvars import ContextVar
 from typing import Any
 
 from hookport.adapters._sync_wraps import call_sequence
@@ -70,6 +71,10 @@ class StrandsToolShape(ToolShape[ToolOutcome]):
 
 
 SHAPE = StrandsToolShape()
+
+DECIDED_USE: ContextVar[tuple[str, str, Any] | None] = ContextVar("hookport_strands_decided_use", default=None)
+"""The tool use (id, name, input) this call site decided, while Strands runs it: a re-run of that
+very use (a user's ``AfterToolCallEvent.retry``) is the same call for the tool's body, not a new one."""
 _PARAMETERS = ("agent", "tool_use", "tool_results", "invocation_state")
 
 
@@ -95,8 +100,12 @@ async def _run(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> A
     async def run(c: ToolCallHookContext) -> ToolOutcome:
         use = tool_use if c.tool_input == given else {**tool_use, "input": c.tool_input}
         ran: list[Any] = []
-        events = wrapped(bound["agent"], use, ran, bound["invocation_state"], *extra, **options)
-        return ToolOutcome(await drained(events), call_id)
+        token = DECIDED_USE.set((call_id, name, c.tool_input))
+        try:
+            events = wrapped(bound["agent"], use, ran, bound["invocation_state"], *extra, **options)
+            return ToolOutcome(await drained(events), call_id)
+        finally:
+            DECIDED_USE.reset(token)
 
     outcome = await call_sequence(ExtensionPoint.WRAP_TOOL_CALL, tool_call, atool_call, ctx, run, SHAPE)
     for event in outcome.events:

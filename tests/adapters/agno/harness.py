@@ -198,6 +198,24 @@ class AgnoHarness(Harness):
         output, error = execute(build_agent(agent, model, tool_runs), entry, prompt)
         return RunResult(output=output, error=error, model_inputs=model.requests, tool_runs=tool_runs)
 
+    def run_nested(self, outer_args: dict[str, Any], inner_args: dict[str, Any], *,
+                   agent: str = "alpha") -> RunResult:
+        """The outer ``purge_records`` tool runs an intern agent whose model calls its own ``purge_records``."""
+        tool_runs: list[tuple[str, dict[str, Any]]] = []
+        inner_model = ScriptedModel(script=number_tool_calls([Turn.call("purge_records", **inner_args),
+                                                              Turn.final("inner done")]))
+        intern = build_agent("intern", inner_model, tool_runs)
+
+        def purge_records(table: str) -> str:
+            """Delete every record of a table (through the intern)."""
+            tool_runs.append(("outer:purge_records", {"table": table}))
+            return str(output_text(intern.run(f"purge {table}")))
+
+        model = ScriptedModel(script=number_tool_calls([Turn.call("purge_records", **outer_args), Turn.final("done")]))
+        outer = Agent(name=agent, model=model, tools=[purge_records], instructions=INSTRUCTIONS, telemetry=False)
+        output, error = execute(outer, "sync", "purge")
+        return RunResult(output=output, error=error, model_inputs=model.requests, tool_runs=tool_runs)
+
     def buffered_streaming(self) -> Any:
         from hookport.adapters.agno import buffered_streaming
 

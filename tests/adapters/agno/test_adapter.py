@@ -295,5 +295,6 @@ def test_not_installed_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None
 
 def test_install_report_names_every_call_site(agno_adapter: Any) -> None:
     report = agno_adapter.report
-    assert report.missing == [] and len(report.patched) == 10, report
+    assert report.missing == [] and len(report.patched) == 11, report
     assert "agno.tools.function:FunctionCall.aexecute" in report.patched
+    assert "agno.models.base:Model.get_function_calls_to_run" in report.patched

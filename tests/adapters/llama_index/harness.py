@@ -196,6 +196,31 @@ class LlamaIndexHarness(Harness):
             error = caught
         return RunResult(output=output_text(output), error=error, model_inputs=requests, tool_runs=tool_runs)
 
+    def run_nested(self, outer_args: dict[str, Any], inner_args: dict[str, Any], *,
+                   agent: str = "alpha") -> RunResult:
+        """The outer ``purge_records`` tool runs an intern ``FunctionAgent`` whose model calls its own ``purge_records``."""
+        requests: list[list[dict[str, Any]]] = []
+        tool_runs: list[tuple[str, dict[str, Any]]] = []
+        intern = FunctionAgent(name="intern", description="purges", system_prompt=SYSTEM_PROMPT,
+                               tools=counting_tools(tool_runs),
+                               llm=scripted_llm([Turn.call("purge_records", **inner_args), Turn.final("inner done")], []))
+
+        async def purge_records(table: str) -> str:
+            """Delete every record of a table (through the intern)."""
+            tool_runs.append(("outer:purge_records", {"table": table}))
+            return str(output_text(await intern.run(user_msg=f"purge {table}")))
+
+        worker = FunctionAgent(name=agent, description="delegates", system_prompt=SYSTEM_PROMPT,
+                               tools=[FunctionTool.from_defaults(async_fn=purge_records, name="purge_records")],
+                               llm=scripted_llm([Turn.call("purge_records", **outer_args), Turn.final("done")], requests))
+        output: Any = None
+        error: BaseException | None = None
+        try:
+            output = asyncio.run(run_agent(worker, "purge", "sync"))
+        except Exception as caught:  # noqa: BLE001 - the scenario inspects it
+            error = caught
+        return RunResult(output=output_text(output), error=error, model_inputs=requests, tool_runs=tool_runs)
+
     def refusal_text(self, tool: str, reason: str) -> str:
         return f"Tool call {tool} was refused: {reason}"
 

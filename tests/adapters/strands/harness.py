@@ -185,6 +185,29 @@ class StrandsHarness(Harness):
             self._current = None
         return RunResult(output=output, error=error, model_inputs=record.model_inputs, tool_runs=record.tool_runs)
 
+    def run_nested(self, outer_args: dict[str, Any], inner_args: dict[str, Any], *,
+                   agent: str = "alpha") -> RunResult:
+        """The outer ``purge_records`` tool runs a sub-agent whose own ``purge_records`` the sub-agent's model calls."""
+        record = Record([Turn.call("purge_records", **outer_args), Turn.final("done")])
+        inner_record = Record([Turn.call("purge_records", **inner_args), Turn.final("inner done")])
+        inner_record.tool_runs = record.tool_runs
+        inner = make_agent(inner_record, "intern")
+
+        @tool(name="purge_records")
+        async def outer_purge(table: str) -> str:
+            """Delete every record of a table (through the intern)."""
+            record.tool_runs.append(("outer:purge_records", {"table": table}))
+            return str(result_text(await inner.invoke_async(f"purge {table}")))
+
+        outer = Agent(name=agent, model=ScriptedModel(record), tools=[outer_purge], callback_handler=None)
+        output: str | None = None
+        error: BaseException | None = None
+        try:
+            output = result_text(outer("purge"))
+        except Exception as caught:  # the entry point's error is part of the result
+            error = caught
+        return RunResult(output=output, error=error, model_inputs=record.model_inputs, tool_runs=record.tool_runs)
+
     def refusal_text(self, tool: str, reason: str) -> str:
         return REFUSAL.format(tool=tool, reason=reason)
 

@@ -210,16 +210,17 @@ def test_every_target_is_patched_and_uninstall_restores_them(strands_adapter: An
     from hookport.adapters.strands import StrandsAdapter
 
     adapter = StrandsAdapter()
-    before = {t.name: wrapt.resolve_path(sys.modules[t.module], t.path)[2] for t in adapter.targets()}
+    here = list(adapter.targets())
+    before = {t.name: wrapt.resolve_path(sys.modules[t.module], t.path)[2] for t in here}
     report = adapter.install()
     try:
-        assert report.missing == [] and len(report.patched) == 5, report
-        for target in adapter.targets():
+        assert report.missing == [] and len(report.patched) == len(here), report
+        for target in here:
             value = wrapt.resolve_path(sys.modules[target.module], target.path)[2]
             assert value is not before[target.name], f"{target.name} was not patched"
     finally:
         adapter.uninstall()
-    for target in adapter.targets():
+    for target in here:
         value = wrapt.resolve_path(sys.modules[target.module], target.path)[2]
         assert value is before[target.name], f"{target.name} was not restored"
 

@@ -1,0 +1,111 @@
+"""The second line of defence: a Strands tool's own ``stream(tool_use, invocation_state, ...)``.
+
+Every tool Strands runs is an ``AgentTool`` whose ``stream`` the executor (or its
+``ExecuteToolStage`` terminal) calls with the tool use as it stands after the app's own
+``BeforeToolCallEvent`` callbacks and middleware. So the body decides on the tool that
+really runs: a callback that renamed the call, swapped ``selected_tool`` or rewrote the
+input reaches a body whose call was not decided (a different name or arguments than the
+call site saw), and the body dispatches PRE_TOOL_CALL itself (a re-run of the decided use,
+``AfterToolCallEvent.retry``, is the same call: ``DECIDED_USE``); a refusal is the same
+``toolResult`` with ``status: "error"`` as at the call site. A body whose call the call
+site decided claims it and stays silent (one PRE and one POST per call).
+
+The built-in tool classes are patched by class (the adapter's ``_BODIES``); a class of the app's own
+(an ``AgentTool`` subclass) is patched when a registry first registers one of its tools,
+and unpatched by uninstall like the others.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+import wrapt
+
+from hookport.adapters.strands._events import drained
+from hookport.adapters.strands._state import FRAMEWORK, agent_fields, agent_of
+from hookport.adapters.strands._tools import DECIDED_USE, SHAPE, ToolOutcome
+from hookport.calls import atool_call
+from hookport.contexts import ToolCallHookContext
+from hookport.decisions import body_layer, body_must_decide
+
+LAYER = body_layer(FRAMEWORK)
+
+
+def tool_body(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``AgentTool.stream(tool_use, invocation_state, ...)``: dispatch unless a call site decided this call."""
+    if not body_must_decide(None, LAYER):  # no tool hook would run (two lookups; with no name it claims nothing)
+        return wrapped(*args, **kwargs)
+    tool_use = args[0] if args else kwargs.get("tool_use")
+    given = tool_use.get("input") if isinstance(tool_use, dict) else None
+    name = getattr(instance, "tool_name", None)
+    if not body_must_decide(name, LAYER, given if isinstance(given, dict) else None) \
+            or (isinstance(tool_use, dict) and DECIDED_USE.get() == (str(tool_use.get("toolUseId")), name, given)):
+        return wrapped(*args, **kwargs)
+    return _guarded(wrapped, str(name), tool_use, args, kwargs)
+
+
+async def _guarded(wrapped: Any, name: str, tool_use: dict[str, Any], args: tuple[Any, ...],
+                   kwargs: dict[str, Any]) -> AsyncIterator[Any]:
+    state = args[1] if len(args) > 1 else kwargs.get("invocation_state")
+    given = tool_use.get("input")
+    call_id = str(tool_use.get("toolUseId"))
+    ctx = ToolCallHookContext(name, dict(given) if isinstance(given, dict) else {}, tool_call_id=call_id,
+                              framework=FRAMEWORK, **agent_fields(agent_of(state)))
+
+    async def run(c: ToolCallHookContext) -> ToolOutcome:
+        use = tool_use if c.tool_input == given else {**tool_use, "input": c.tool_input}
+        token = DECIDED_USE.set((call_id, name, c.tool_input))
+        try:
+            events = wrapped(use, *args[1:], **kwargs) if args else wrapped(**{**kwargs, "tool_use": use})
+            return ToolOutcome(await drained(events), call_id)
+        finally:
+            DECIDED_USE.reset(token)
+
+    outcome = await atool_call(ctx, run, SHAPE, layer=LAYER)
+    for event in outcome.events:
+        yield event
+
+
+class AppToolClasses:
+    """The tool classes guarded when they appear (the app's own ``AgentTool`` subclasses, at
+    registration; ``_AgentAsTool``, at its import on the releases that have it), until uninstall."""
+
+    def __init__(self) -> None:
+        self._patched: dict[type, Any] = {}
+        self._lock = threading.Lock()
+
+    def guard(self, tool: Any) -> None:
+        """Patch the ``stream`` of `tool`'s class where that class defines it, once (a subclass of a
+        built-in tool class too: its ``super().stream`` sees the same decided use and stays silent)."""
+        self.guard_class(type(tool))
+
+    def guard_class(self, cls: type) -> None:
+        owner = next((c for c in cls.__mro__ if "stream" in c.__dict__), None)
+        if owner is None or owner in self._patched:
+            return
+        stream = owner.__dict__["stream"]
+        if isinstance(stream, wrapt.FunctionWrapper) or getattr(stream, "__isabstractmethod__", False):
+            return  # a built-in class (patched by its target) or the abstract AgentTool
+        with self._lock:
+            if owner not in self._patched:
+                self._patched[owner] = stream
+                setattr(owner, "stream", wrapt.FunctionWrapper(stream, tool_body))
+
+    def restore(self) -> None:
+        with self._lock:
+            for cls, original in self._patched.items():
+                setattr(cls, "stream", original)
+            self._patched.clear()
+
+
+APP_CLASSES = AppToolClasses()
+
+
+def register_tool(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``ToolRegistry.register_tool(tool)``: every tool an agent will run, its class guarded first."""
+    tool = args[0] if args else kwargs.get("tool")
+    if tool is not None:
+        APP_CLASSES.guard(tool)
+    return wrapped(*args, **kwargs)
