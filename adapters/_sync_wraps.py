@@ -63,29 +63,24 @@ async def on_worker(sequence: Callable[[Any, Callable[[Any], R], Any], R], ctx: 
     """``sequence(ctx, blocking_call, shape)`` on a worker thread; ``blocking_call(c)`` has this
     task await ``call(c)`` and returns its result (or raises its error) in the worker."""
     loop = asyncio.get_running_loop()
-    requests: asyncio.Queue[_Request] = asyncio.Queue()
-
-    def blocking_call(c: Any) -> R:
-        request = _Request(c, contextvars.copy_context())
-        loop.call_soon_threadsafe(requests.put_nowait, request)
-        return request.outcome()  # type: ignore[no-any-return]
-
+    bridge = _Bridge(loop)
     context = contextvars.copy_context()
-    worker = loop.run_in_executor(_workers(), context.run, sequence, ctx, blocking_call, shape)
+    worker = loop.run_in_executor(_workers(), context.run, sequence, ctx, bridge.blocking_call, shape)
     try:
         while True:
-            next_request = asyncio.ensure_future(requests.get())
+            waiting = asyncio.ensure_future(bridge.wake.wait())
             try:
-                await asyncio.wait((worker, next_request), return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait((worker, waiting), return_when=asyncio.FIRST_COMPLETED)
             finally:
-                if not next_request.done():
-                    next_request.cancel()
-            if next_request.done() and not next_request.cancelled():
-                await _serve(next_request.result(), call)
+                waiting.cancel()
+            request = bridge.next_request()
+            if request is not None:
+                await _serve(request, call)
             elif worker.done():
                 return worker.result()
     except asyncio.CancelledError as error:
-        _refuse_later(requests, worker, error)
+        bridge.cancel(error)
+        worker.add_done_callback(_collected)
         raise
 
 
@@ -110,6 +105,57 @@ class _Request:
         if self._error is not None:
             raise self._error
         return self._result
+
+
+class _Bridge:
+    """The hand-off between the worker (asks for real calls) and the caller's task (makes them).
+
+    After the task was cancelled, every call the hooks still ask for is refused with the same
+    cancellation: nothing runs after a cancel, and no worker waits for a task that is gone.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._lock = threading.Lock()
+        self._pending: list[_Request] = []
+        self._cancelled: asyncio.CancelledError | None = None
+        self.wake = asyncio.Event()
+
+    def blocking_call(self, c: Any) -> Any:
+        request = _Request(c, contextvars.copy_context())
+        with self._lock:
+            if self._cancelled is not None:
+                raise asyncio.CancelledError(*self._cancelled.args)
+            self._pending.append(request)
+        try:
+            self._loop.call_soon_threadsafe(self.wake.set)
+        except RuntimeError as error:  # the loop closed under the worker
+            self._withdraw(request, error)
+        return request.outcome()
+
+    def next_request(self) -> _Request | None:
+        with self._lock:
+            self.wake.clear()
+            return self._pending.pop(0) if self._pending else None
+
+    def cancel(self, error: asyncio.CancelledError) -> None:
+        with self._lock:
+            self._cancelled = error
+            pending, self._pending = self._pending, []
+        for request in pending:
+            request.settle(error=asyncio.CancelledError(*error.args))
+
+    def _withdraw(self, request: _Request, error: BaseException) -> None:
+        with self._lock:
+            if request in self._pending:
+                self._pending.remove(request)
+        request.settle(error=error)
+
+
+def _collected(future: asyncio.Future[Any]) -> None:
+    """The worker's outcome after a cancel: read, so a hook's reaction to it is not reported."""
+    if not future.cancelled():
+        future.exception()
 
 
 async def _serve(request: _Request, call: Callable[[Any], Awaitable[Any]]) -> None:
@@ -148,25 +194,6 @@ def _leave(restore: list[tuple[contextvars.ContextVar[Any], Any, contextvars.Tok
                 var.reset(token)
         except (LookupError, ValueError):
             pass
-
-
-def _refuse_later(requests: asyncio.Queue[_Request], worker: asyncio.Future[Any],
-                  error: asyncio.CancelledError) -> None:
-    """After this task was cancelled: any real call the hooks still ask for is refused with the
-    same cancellation (nothing runs after a cancel), and the worker's outcome is collected."""
-
-    async def refuse() -> None:
-        while True:
-            (await requests.get()).settle(error=asyncio.CancelledError(*error.args))
-
-    refuser = asyncio.get_running_loop().create_task(refuse())
-
-    def finished(future: asyncio.Future[Any]) -> None:
-        refuser.cancel()
-        if not future.cancelled():
-            future.exception()  # collected: a hook's reaction to the cancel is not an unhandled error
-
-    worker.add_done_callback(finished)
 
 
 async def call_sequence(point: Point, sequence: Callable[..., R], asequence: Callable[..., Awaitable[R]], ctx: Any,

@@ -156,3 +156,33 @@ def test_a_hook_that_retries_calls_the_real_call_again_in_the_callers_task() -> 
 
     assert asyncio.run(hooked(flaky)) == "second attempt"
     assert len(attempts) == 2
+
+
+def test_a_hook_that_calls_again_after_the_cancel_is_refused_and_leaves_nothing_pending() -> None:
+    attempts: list[str] = []
+
+    def stubborn(ctx: ToolCallHookContext, call_next: Any) -> Any:
+        try:
+            return call_next(ctx)
+        except BaseException:
+            return call_next(ctx)  # a retry after the cancel: refused, never run
+
+    register_hook(W, stubborn)
+
+    async def tool(ctx: ToolCallHookContext) -> str:
+        attempts.append("ran")
+        await asyncio.sleep(30)
+        return "finished"
+
+    async def main() -> None:
+        before = asyncio.all_tasks()
+        task = asyncio.ensure_future(hooked(tool))
+        await asyncio.sleep(0.2)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 10)
+        await asyncio.sleep(0.2)
+        assert asyncio.all_tasks() - before == set()
+
+    asyncio.run(main())
+    assert attempts == ["ran"]
