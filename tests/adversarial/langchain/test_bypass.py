@@ -12,18 +12,17 @@ from typing import Any
 
 import pytest
 
-from hookport import HookAborted, InterceptionPoint, adapters, on, register_hook, register_scoped, scoped_hooks
-from hookport.contexts import LLMCallHookContext, ToolCallHookContext
+from hookport import HookAborted, InterceptionPoint, adapters, on, register_scoped, scoped_hooks
+from hookport.contexts import ToolCallHookContext
 from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableLambda
 from langchain_core.tools import BaseTool, StructuredTool, Tool, tool
 from pydantic import BaseModel
 from tests.adapters.langchain.harness import HAS_LANGGRAPH, Record, ScriptedChatModel, build_agent
+from tests.adversarial.langchain.kit import DENY, PURGE, Runs, deny, deny_at_first_model_call
 from tests.conformance.harness import Turn, number_tool_calls
 
 P = InterceptionPoint
-PURGE = "purge_records"
-DENY = [False, True]
 LOOPS = ["create_agent", "react", "graph", "lcel"] if HAS_LANGGRAPH else ["lcel"]
 
 
@@ -37,27 +36,6 @@ def _has_create_agent() -> bool:
 
 HAS_CREATE_AGENT = _has_create_agent()
 needs_graph = pytest.mark.skipif(not HAS_LANGGRAPH, reason="langgraph is not installed in this env")
-
-
-def deny(on_args: dict[str, Any] | None = None) -> None:
-    """Refuse ``purge_records`` (only for these arguments, when given)."""
-
-    def refuse(ctx: ToolCallHookContext) -> None:
-        if on_args is None or all(ctx.tool_input.get(k) == v for k, v in on_args.items()):
-            raise HookAborted(reason="purging is not allowed", source="adversarial")
-
-    register_hook(P.PRE_TOOL_CALL, refuse, tools=[PURGE])
-
-
-class Runs:
-    """The real executions of the tools a test built."""
-
-    def __init__(self) -> None:
-        self.calls: list[dict[str, Any]] = []
-
-    def note(self, **args: Any) -> str:
-        self.calls.append(args)
-        return f"purged {args}"
 
 
 class TableArgs(BaseModel):
@@ -425,11 +403,7 @@ def test_install_orders(order: str, deny_it: bool) -> None:
 @pytest.mark.parametrize("deny_it", DENY, ids=["twin", "deny"])
 def test_deny_registered_at_the_first_model_call(deny_it: bool) -> None:
     runs = Runs()
-
-    @on(P.PRE_MODEL_CALL)
-    def arm(ctx: LLMCallHookContext) -> None:
-        if deny_it and not runs.calls:
-            deny()
+    deny_at_first_model_call(deny_it, runs)
 
     loop = "graph" if HAS_LANGGRAPH else "lcel"
     run_agent(build_agent(model_for(script_for({"table": "users"})), [tool_form("async", runs)], "alpha", loop), "async")
