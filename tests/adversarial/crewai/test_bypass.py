@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from hookport import HookAborted, InterceptionPoint, adapters, on, register_scoped, scoped_hooks
+from hookport import InterceptionPoint, adapters, on, scoped_hooks
 from hookport.contexts import ToolCallHookContext
 from tests.adapters.crewai.harness import (
     _RUNS,
@@ -21,7 +21,7 @@ from tests.adapters.crewai.harness import (
     PurgeRecordsInput,
     _Record,
 )
-from tests.adversarial.langchain.kit import DENY, PURGE, Runs, deny, deny_at_first_model_call
+from tests.adversarial.langchain.kit import DENY, PURGE, Runs, deny, deny_at_first_model_call, deny_scoped
 from tests.conformance.harness import Turn
 
 from crewai.tools import BaseTool, tool
@@ -158,8 +158,7 @@ def test_scoped_deny_in_async_task_thread(deny_it: bool) -> None:
         last = Task(description="Report.", expected_output="ok", agent=member, context=[first])
         with scoped_hooks():
             if deny_it:
-                register_scoped(P.PRE_TOOL_CALL, lambda ctx: (_ for _ in ()).throw(HookAborted(reason="no")),
-                                tools=[PURGE])
+                deny_scoped()
             Crew(agents=[member], tasks=[first, last], verbose=False).kickoff()
     finally:
         _RUNS.pop(run_id, None)

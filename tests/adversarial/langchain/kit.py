@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hookport import HookAborted, InterceptionPoint, register_hook
+from hookport import HookAborted, InterceptionPoint, register_hook, register_scoped
 from hookport.contexts import ToolCallHookContext
 
 PURGE = "purge_records"
@@ -44,3 +44,12 @@ def deny_at_first_model_call(armed: bool, runs: Runs) -> None:
             deny()
 
     register_hook(InterceptionPoint.PRE_MODEL_CALL, arm)
+
+
+def deny_scoped() -> None:
+    """Refuse ``purge_records`` in the open `scoped_hooks()` block only."""
+
+    def refuse(ctx: ToolCallHookContext) -> None:
+        raise HookAborted(reason=REASON, source="adversarial")
+
+    register_scoped(InterceptionPoint.PRE_TOOL_CALL, refuse, tools=[PURGE])

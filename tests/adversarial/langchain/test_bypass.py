@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from hookport import HookAborted, InterceptionPoint, adapters, on, register_scoped, scoped_hooks
+from hookport import InterceptionPoint, adapters, on, scoped_hooks
 from hookport.contexts import ToolCallHookContext
 from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableLambda
 from langchain_core.tools import BaseTool, StructuredTool, Tool, tool
 from pydantic import BaseModel
 from tests.adapters.langchain.harness import HAS_LANGGRAPH, Record, ScriptedChatModel, build_agent
-from tests.adversarial.langchain.kit import DENY, PURGE, Runs, deny, deny_at_first_model_call
+from tests.adversarial.langchain.kit import DENY, PURGE, Runs, deny, deny_at_first_model_call, deny_scoped
 from tests.conformance.harness import Turn, number_tool_calls
 
 P = InterceptionPoint
@@ -204,8 +204,7 @@ def test_scoped_deny_in_framework_threads(entry: str, deny_it: bool) -> None:
     agent = build_agent(model_for(script, by_ai_count=entry == "batch"), [tool_form("function", runs)], "alpha", "graph")
     with scoped_hooks():
         if deny_it:
-            register_scoped(P.PRE_TOOL_CALL, lambda ctx: (_ for _ in ()).throw(HookAborted(reason="no")),
-                            tools=[PURGE])
+            deny_scoped()
         run_agent(agent, entry)
     assert len(runs.calls) == (0 if deny_it else 2)
 
