@@ -159,8 +159,15 @@ class LangChainAdapter(Adapter):
         from hookport.adapters.langchain._bodies import GUARDED, BodyGuards
 
         guards = self._body_guards = BodyGuards()
+
+        def place(module: Any) -> None:
+            if guards is self._body_guards:  # not uninstalled (or reinstalled) before the import
+                placed, missing = guards.place(module)
+                report.patched.extend(placed)
+                report.missing.extend(missing)
+
         for module in GUARDED:
-            self.when_imported(module, lambda m, g=guards: report.patched.extend(g.place(m)) if g is self._body_guards else None)
+            self.when_imported(module, place)
         for distribution, minimum in OPTIONAL_MINIMUM.items():
             version = installed_version(distribution)
             if version is not None and release(version) < minimum:

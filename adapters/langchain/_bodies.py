@@ -124,17 +124,23 @@ class BodyGuards:
     def __init__(self) -> None:
         self._placed: list[tuple[type, str, Any, Any]] = []
 
-    def place(self, module: Any) -> list[str]:
+    def place(self, module: Any) -> tuple[list[str], list[str]]:
+        """(the guarded body methods, those this release does not have) as report names."""
         class_name, guards = GUARDED[module.__name__]
-        owner = getattr(module, class_name)
-        names = []
+        owner = getattr(module, class_name, None)
+        placed: list[str] = []
+        missing: list[str] = []
         for attribute, guard in guards.items():
-            original = owner.__dict__[attribute]
+            name = f"{module.__name__}:{class_name}.{attribute}"
+            original = getattr(owner, "__dict__", {}).get(attribute)
+            if original is None:
+                missing.append(name)
+                continue
             wrapper = guard(original)
             setattr(owner, attribute, wrapper)
             self._placed.append((owner, attribute, original, wrapper))
-            names.append(f"{module.__name__}:{class_name}.{attribute}")
-        return names
+            placed.append(name)
+        return placed, missing
 
     def remove(self) -> None:
         while self._placed:
