@@ -30,7 +30,7 @@ from hookport.calls import atool_call, tool_call
 from hookport.contexts import ToolCallHookContext
 from hookport.decisions import body_layer, body_must_decide
 
-from hookport.adapters.praisonai._state import FRAMEWORK, agent_name, current_turn, outside_tool
+from hookport.adapters.praisonai._state import FRAMEWORK, agent_name, current_turn, in_tool_call, outside_tool
 
 LAYER = body_layer(FRAMEWORK)
 _on = [False]
@@ -54,6 +54,8 @@ def guard(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
         async def aguarded(*args: Any, **kwargs: Any) -> Any:
             if not _on[0] or not body_must_decide(name, LAYER):
+                if not in_tool_call():
+                    return await fn(*args, **kwargs)
                 with outside_tool():
                     return await fn(*args, **kwargs)
             ctx = _context(name, kwargs, fn)
@@ -70,6 +72,8 @@ def guard(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         if not _on[0] or not body_must_decide(name, LAYER):
+            if not in_tool_call():  # idle: no hook, no run state
+                return fn(*args, **kwargs)
             with outside_tool():
                 return fn(*args, **kwargs)
         ctx = _context(name, kwargs, fn)

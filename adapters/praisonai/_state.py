@@ -162,6 +162,12 @@ def end_tool(token: Any) -> None:
     _reset(_tool, token)
 
 
+def in_tool_call() -> bool:
+    """True while a tool call's "same tool" mark is set (a cheap check before `outside_tool`)."""
+    running = _tool.get()
+    return running is not None and running.name is not None
+
+
 class outside_tool:
     """``with outside_tool():`` around a tool's own body: the call's "same tool" mark ends there,
     so a call its body makes (even of a same-named tool) is a call of its own; the turn stays
