@@ -20,8 +20,10 @@ any copy left elsewhere into a plain pass-through.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import inspect
+import threading
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -36,6 +38,48 @@ LAYER = body_layer(FRAMEWORK)
 _on = [False]
 """Whether the adapter is installed (a guard left behind after uninstall only calls through)."""
 _agents: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+_handed: dict[str, list[contextvars.Context]] = {}
+_handed_lock = threading.Lock()
+
+
+class handing_over:
+    """``with handing_over(name):`` around an async call site's work: PraisonAI 1.5 runs a sync
+    tool in ``run_in_executor`` without the caller's context, so the body would not see the
+    call's decision (and would dispatch it again). The body finds the context here instead."""
+
+    __slots__ = ("name", "context")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.context = contextvars.copy_context()
+
+    def __enter__(self) -> None:
+        with _handed_lock:
+            _handed.setdefault(self.name, []).append(self.context)
+
+    def __exit__(self, *exc: object) -> None:
+        with _handed_lock:
+            waiting = _handed.get(self.name)
+            if waiting is not None and self.context in waiting:
+                waiting.remove(self.context)
+            if not waiting:
+                _handed.pop(self.name, None)
+
+
+def _taken(name: str) -> contextvars.Context | None:
+    """The context an async call site handed over for a call of `name` (None: there is none)."""
+    if not _handed:
+        return None
+    with _handed_lock:
+        waiting = _handed.get(name)
+        if not waiting:
+            return None
+        context = waiting.pop(0)
+        if not waiting:
+            del _handed[name]
+        return context
 
 
 def _context(name: str, kwargs: dict[str, Any], fn: Any) -> ToolCallHookContext:
@@ -76,6 +120,9 @@ def guard(fn: Callable[..., Any]) -> Callable[..., Any]:
                 return fn(*args, **kwargs)
             with outside_tool():
                 return fn(*args, **kwargs)
+        handed = _taken(name)
+        if handed is not None:  # an executor thread without the call's context: run in it
+            return handed.run(guarded, *args, **kwargs)
         ctx = _context(name, kwargs, fn)
 
         def run(c: ToolCallHookContext) -> Any:

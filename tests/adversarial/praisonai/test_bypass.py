@@ -20,6 +20,7 @@ from tests.adapters.praisonai.harness import (
     PraisonAIHarness,
     _joined,
     fresh_openai_client,
+    praisonai_version,
 )
 from tests.adversarial.langchain.kit import DENY, PURGE, Runs, deny, deny_at_first_model_call, deny_scoped
 from tests.conformance.harness import Turn
@@ -116,6 +117,9 @@ def test_entries(entry: str, deny_it: bool) -> None:
 @pytest.mark.parametrize("entry", ENTRIES[:2])
 @pytest.mark.parametrize("form", FORMS)
 def test_tool_forms(form: str, entry: str, deny_it: bool) -> None:
+    if entry == "sync" and form in ("async_function", "base_tool") and praisonai_version() < (1, 6):
+        pytest.skip("PraisonAI 1.5's sync loop runs neither (an async function's coroutine is sent to the "
+                    "model unawaited; a BaseTool instance is never found by name): no path to guard")
     if deny_it:
         deny()
     runs = Runs()
