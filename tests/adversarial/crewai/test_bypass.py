@@ -174,6 +174,8 @@ def test_body_guard_in_a_flow_method(route: str, deny_it: bool) -> None:
     """A Flow method (a workflow node) runs a tool itself: no crewai tool hook runs there."""
     from crewai.flow.flow import Flow, start
 
+    if route == "arun" and not callable(getattr(BaseTool, "arun", None)):
+        pytest.skip("this crewai has no BaseTool.arun")
     if deny_it:
         deny()
     runs = Runs()
