@@ -195,6 +195,8 @@ class CrewAIAdapter(Adapter):
             targets.append(Target("crewai.tools.base_tool", "BaseTool.arun", _calls.atool_run, tool, mode="async"))
         if _source_count("tools/base_tool.py", "    def run(") > 1:  # `Tool` has its own run()
             targets.append(Target("crewai.tools.base_tool", "Tool.run", _calls.tool_run, tool))
+        if _source_count("tools/base_tool.py", "    async def arun(") > 1:  # and its own arun()
+            targets.append(Target("crewai.tools.base_tool", "Tool.arun", _calls.atool_run, tool, mode="async"))
         return targets
 
     def _native_targets(self) -> list[Target]:

@@ -31,7 +31,7 @@ from typing import Any
 
 import wrapt
 
-from hookport.adapters.crewai import _aborts
+from hookport.adapters.crewai import _aborts, _bodies
 from hookport.adapters.crewai._chain import arun_chain, refusal_of, run_chain
 from hookport.adapters.crewai._contexts import agent_of_executor, model_context, tool_context_from_native
 from hookport.calls import MODEL_LAYER, model_hooks_active
@@ -46,8 +46,7 @@ P = InterceptionPoint
 W = ExtensionPoint
 Wrapped = Callable[..., Any]
 
-BLOCKED = "Tool execution blocked by hook. Tool: {name}"
-"""crewai's text for a refused tool."""
+BLOCKED = _bodies.BLOCKED
 
 _agent_call: ContextVar[bool] = ContextVar("hookport_crewai_agent_model_call", default=False)
 """True during one agent model call: crewai's own model dispatch inside it is not bridged again."""
@@ -431,12 +430,20 @@ def _claim(instance: Any) -> _ToolCall | None:
 
 
 def tool_run(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``BaseTool.run`` / ``CrewStructuredTool.invoke``: the real execution, inside the wrap hooks."""
-    call = _claim(instance) if has_hooks(W.WRAP_TOOL_CALL) else None
-    if call is None:
+    """``BaseTool.run`` / ``CrewStructuredTool.invoke``: the real execution, inside the wrap hooks;
+    an execution no call site decided is decided here (`_bodies`, the second line of defence)."""
+    if not tool_points_active():  # idle: three lookups
         return wrapped(*args, **kwargs)
+    call = _claim(instance)
+    if call is None:
+        if not _bodies.must_decide(instance):
+            return wrapped(*args, **kwargs)
+        return _bodies.run_decided(instance, wrapped, args, kwargs)
     try:
         with decided(call.ctx.tool_name, "crewai", call.ctx.tool_input):
+            _bodies.claim_body(call.ctx.tool_name)
+            if not has_hooks(W.WRAP_TOOL_CALL):
+                return wrapped(*args, **kwargs)
             return run_wrapped(W.WRAP_TOOL_CALL, call.ctx, lambda c: wrapped(*args, **kwargs))
     except HookAborted as error:
         raise _aborts.record(error) from None
@@ -444,15 +451,22 @@ def tool_run(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dic
 
 def atool_run(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``BaseTool.arun`` / ``CrewStructuredTool.ainvoke``."""
-    call = _claim(instance) if has_hooks(W.WRAP_TOOL_CALL) else None
-    if call is None:
+    if not tool_points_active():
         return wrapped(*args, **kwargs)
+    call = _claim(instance)
+    if call is None:
+        if not _bodies.must_decide(instance):
+            return wrapped(*args, **kwargs)
+        return _bodies.arun_decided(instance, wrapped, args, kwargs)
     return _atool_run(call, wrapped, args, kwargs)
 
 
 async def _atool_run(call: _ToolCall, wrapped: Wrapped, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     try:
         with decided(call.ctx.tool_name, "crewai", call.ctx.tool_input):
+            _bodies.claim_body(call.ctx.tool_name)
+            if not has_hooks(W.WRAP_TOOL_CALL):
+                return await wrapped(*args, **kwargs)
             return await arun_wrapped(W.WRAP_TOOL_CALL, call.ctx, lambda c: wrapped(*args, **kwargs))
     except HookAborted as error:
         raise _aborts.record(error) from None

@@ -97,6 +97,12 @@ def entry_point(on_failure: Callable[[Any, BaseException], None] | None = None) 
 # -- agent turns ------------------------------------------------------------------------------------------
 
 _in_turn: ContextVar[Any] = ContextVar("hookport_crewai_agent_turn", default=None)
+_agent: ContextVar[Any] = ContextVar("hookport_crewai_agent", default=None)
+"""The agent whose task or kickoff is running (what a tool body reports as its agent)."""
+
+
+def current_agent() -> Any:
+    return _agent.get()
 
 
 def turn_hooks_active() -> bool:
@@ -129,7 +135,7 @@ def agent_turn(check: Wrapped) -> Wrapped:
     """``Agent.execute_task`` / ``aexecute_task`` / ``kickoff``: one turn of that agent,
     around `check` (the abort checkpoint or entry-point wrapper of that method)."""
 
-    def sync_wrapper(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    def sync_turn(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if _in_turn.get() is instance or not turn_hooks_active():
             return check(wrapped, instance, args, kwargs)
         task = _task_of(wrapped, args, kwargs)
@@ -143,7 +149,7 @@ def agent_turn(check: Wrapped) -> Wrapped:
         finally:
             _reset(_in_turn, token, None)
 
-    async def async_wrapper(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    async def async_turn(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if _in_turn.get() is instance or not turn_hooks_active():
             return await check(wrapped, instance, args, kwargs)
         task = _task_of(wrapped, args, kwargs)
@@ -157,10 +163,21 @@ def agent_turn(check: Wrapped) -> Wrapped:
         finally:
             _reset(_in_turn, token, None)
 
+    async def async_wrapper(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        token = _agent.set(instance)
+        try:
+            return await async_turn(wrapped, instance, args, kwargs)
+        finally:
+            _reset(_agent, token, None)
+
     def choose(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if inspect.iscoroutinefunction(wrapped):
             return async_wrapper(wrapped, instance, args, kwargs)
-        return sync_wrapper(wrapped, instance, args, kwargs)
+        token = _agent.set(instance)
+        try:
+            return sync_turn(wrapped, instance, args, kwargs)
+        finally:
+            _reset(_agent, token, None)
 
     return choose
 

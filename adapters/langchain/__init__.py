@@ -7,6 +7,7 @@
 |---|---|
 | PRE/POST/WRAP_MODEL_CALL | `BaseChatModel._generate_with_cache` / `_agenerate_with_cache`, `BaseChatModel.stream` / `astream`, `BaseLLM.generate` / `agenerate` / `stream` / `astream` |
 | PRE/POST/WRAP_TOOL_CALL | `BaseTool.run` / `arun`; `StructuredTool.ainvoke` / `Tool.ainvoke` of a sync tool (its hooks on the caller's loop) |
+| the same, tool body (second line of defence) | `StructuredTool._run` / `_arun`, `Tool._run` / `_arun`: dispatch only for a call no call site decided |
 | EXECUTION_START/INPUT/OUTPUT/END | `Pregel.invoke/ainvoke/stream/astream` (langgraph), `RunnableSequence.invoke/ainvoke/stream/astream` |
 | AGENT_TURN_START/END | `Pregel.invoke/ainvoke/stream/astream` of an agent graph (`create_agent`, a graph with a `ToolNode`), outermost or nested |
 | PRE/POST_STEP (kind "node") | `langgraph.pregel._runner.run_with_retry` / `arun_with_retry` |
@@ -30,7 +31,7 @@ declarations with the framework absent.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from hookport.adapters._base import Adapter, InstallReport, Target
 from hookport.adapters._versions import installed_version, release
@@ -91,6 +92,8 @@ class LangChainAdapter(Adapter):
     }
     """Extra pip requirements the matrix installs next to each tested langchain-core."""
     not_offered: ClassVar[frozenset[P]] = frozenset()
+    _body_guards: Any = None
+    """The second line of defence on the tool classes' bodies (`_bodies`), placed on activate."""
 
     def targets(self) -> Sequence[Target]:
         from hookport.adapters.langchain import _models, _retries, _runs, _tools
@@ -153,11 +156,30 @@ class LangChainAdapter(Adapter):
 
     def activate(self, report: InstallReport) -> None:
         super().activate(report)
+        from hookport.adapters.langchain._bodies import GUARDED, BodyGuards
+
+        guards = self._body_guards = BodyGuards()
+
+        def place(module: Any) -> None:
+            if guards is self._body_guards:  # not uninstalled (or reinstalled) before the import
+                placed, missing = guards.place(module)
+                report.patched.extend(placed)
+                report.missing.extend(missing)
+
+        for module in GUARDED:
+            self.when_imported(module, place)
         for distribution, minimum in OPTIONAL_MINIMUM.items():
             version = installed_version(distribution)
             if version is not None and release(version) < minimum:
                 wanted = ".".join(map(str, minimum))
                 report.skipped.append(f"{distribution} {version} (its call sites are known from {wanted} on)")
+
+
+    def deactivate(self) -> None:
+        super().deactivate()
+        if self._body_guards is not None:
+            self._body_guards.remove()
+            self._body_guards = None
 
 
 def _usable(distribution: str) -> bool:

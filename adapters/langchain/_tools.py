@@ -51,7 +51,7 @@ class ToolCall:
         self.tool = tool
         self.args = args
         self.kwargs = kwargs
-        self.hidden, self.shown = _split_input(tool, args[0] if args else kwargs.get("tool_input"))
+        self.hidden, self.shown = split_input(tool, args[0] if args else kwargs.get("tool_input"))
         self.before = dict(self.shown)
         state = _current()
         self.ctx = LangChainToolContext(
@@ -114,7 +114,7 @@ class LangChainToolShape(ToolShape[Any]):
         return ToolMessage(content=text, tool_call_id=self.tool_call_id, name=self.tool_name, status=status)
 
 
-def _split_input(tool: Any, tool_input: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+def split_input(tool: Any, tool_input: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """(injected args hooks do not see, the arguments the model chose)."""
     visible = _visible_keys(tool)
     if isinstance(tool_input, str):

@@ -12,6 +12,7 @@ Where each point fires:
 | PRE_STEP / POST_STEP ``kind="task"`` | every task of an ``AgentTeam`` (``execute_task`` / ``aexecute_task``) |
 | PRE_MODEL_CALL / WRAP_MODEL_CALL / POST_MODEL_CALL | every request on the ``openai`` clients of PraisonAI's ``OpenAIClient``; ``LLM._completion_with_retry`` / ``_acompletion_with_retry`` (LiteLLM, 1.6+) |
 | PRE_TOOL_CALL / WRAP_TOOL_CALL / POST_TOOL_CALL | ``Agent.execute_tool`` / ``execute_tool_async`` |
+| the same, tool body (second line of defence) | each function tool handed to ``Agent.__init__``: dispatch only for a call no call site decided |
 | ``before_tool_definitions`` (extension) | ``Agent._format_tools_for_completion`` |
 | (the run's context) | ``ChatMixin._achat_completion_with_retry`` / ``_core`` (1.7: model middleware's executor) |
 | (the run's abort) | ``ToolExecutionMixin._execute_tool_with_circuit_breaker`` (1.6+: no retry of a tool after an abort inside it) |
@@ -33,7 +34,7 @@ from hookport.adapters._base import Adapter, InstallReport, Target
 from hookport.adapters._versions import installed_version, release
 from hookport.points import ExtensionPoint, InterceptionPoint
 
-from hookport.adapters.praisonai import _models, _runs, _tools
+from hookport.adapters.praisonai import _bodies, _models, _runs, _tools
 from hookport.adapters.praisonai._patching import MethodPatch
 
 __all__ = ["PraisonAIAdapter"]
@@ -98,6 +99,7 @@ class PraisonAIAdapter(Adapter):
             Target(_AGENT, "Agent.achat", _runs.agent_aentry, agent_turn, "async"),
             Target(_AGENT, "Agent.execute_tool", _tools.tool_call_wrapper, tools, "sync"),
             Target(_AGENT, "Agent.execute_tool_async", _tools.tool_acall_wrapper, tools, "async"),
+            Target(_AGENT, "Agent.__init__", _bodies.agent_init, tools, "sync"),
             Target(_AGENT, "Agent._format_tools_for_completion", _tools.tool_definitions,
                    (ExtensionPoint.BEFORE_TOOL_DEFINITIONS,), "sync"),
             Target(_TEAM, "AgentTeam.start", _runs.team_entry, _BOUNDARY, "sync"),
@@ -124,6 +126,7 @@ class PraisonAIAdapter(Adapter):
 
     def activate(self, report: InstallReport) -> None:
         super().activate(report)
+        _bodies.switch(True)
         generation = self._generation
         for module_name, patch, required in self._manual_patches():
             if module_name in sys.modules:
@@ -149,6 +152,7 @@ class PraisonAIAdapter(Adapter):
 
     def deactivate(self) -> None:
         super().deactivate()
+        _bodies.switch(False)
         self._clients.remove()
         self._litellm.remove()
         self._achat_context.remove()

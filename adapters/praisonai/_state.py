@@ -162,6 +162,28 @@ def end_tool(token: Any) -> None:
     _reset(_tool, token)
 
 
+def in_tool_call() -> bool:
+    """True while a tool call's "same tool" mark is set (a cheap check before `outside_tool`)."""
+    running = _tool.get()
+    return running is not None and running.name is not None
+
+
+class outside_tool:
+    """``with outside_tool():`` around a tool's own body: the call's "same tool" mark ends there,
+    so a call its body makes (even of a same-named tool) is a call of its own; the turn stays
+    the tool's (an agent the body runs is a new turn). A plain class: entered on every tool call."""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> None:
+        running = _tool.get()
+        self._token = None if running is None or running.name is None else _tool.set(ToolRun(running.turn, None))
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _reset(_tool, self._token)
+
+
 @contextmanager
 def tool_running(name: Any) -> Iterator[None]:
     """`start_tool` ... `end_tool` as a block."""

@@ -32,6 +32,7 @@ from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import has_hooks
 
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
+from hookport.adapters.praisonai._bodies import handing_over
 from hookport.adapters.praisonai._state import (
     FRAMEWORK,
     agent_name,
@@ -150,7 +151,11 @@ class _ToolCall:
             args, kwargs = self.with_input(ctx.tool_input)
             token = start_tool(self.name)
             try:
-                result = await wrapped(*args, **kwargs)
+                if _drops_context():
+                    with handing_over(str(self.name)):  # for a body in a thread without this context
+                        result = await wrapped(*args, **kwargs)
+                else:
+                    result = await wrapped(*args, **kwargs)
             except BaseException as error:
                 self.error = error
                 raise
@@ -166,6 +171,19 @@ class _ToolCall:
         if error is self.error:
             return error
         return record(error)
+
+
+_DROPS: list[bool] = []
+
+
+def _drops_context() -> bool:
+    """Whether this release runs a sync tool of ``execute_tool_async`` in an executor thread without
+    the caller's context (1.5 and 1.6; 1.7 copies it, so nothing is handed over there)."""
+    if not _DROPS:
+        from hookport.adapters._versions import installed_version, release
+
+        _DROPS.append(release(installed_version("praisonaiagents") or "0") < (1, 7, 0))
+    return _DROPS[0]
 
 
 def _find_tool(agent: Any, name: Any) -> Any:

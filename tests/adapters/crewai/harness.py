@@ -198,6 +198,20 @@ class PurgeRecordsTool(BaseTool):
         return f"purged {table}"
 
 
+class OuterPurgeTool(BaseTool):
+    """A ``purge_records`` whose body runs another, distinct ``purge_records`` tool (a tool calling a tool)."""
+
+    name: str = "purge_records"
+    description: str = "Delete every record of a table, through the records service's own tool."
+    args_schema: type[BaseModel] = PurgeRecordsInput
+    run_id: str = ""
+    inner_args: dict[str, Any] = Field(default_factory=dict)
+
+    def _run(self, table: str) -> str:
+        _RUNS[self.run_id].tool_runs.append(("outer:purge_records", {"table": table}))
+        return str(PurgeRecordsTool(run_id=self.run_id).run(**self.inner_args))
+
+
 # -- the harness ---------------------------------------------------------------------------------------------------
 
 
@@ -247,12 +261,12 @@ class CrewAIHarness(Harness):
     def make_crew(self, run_id: str, agent: str, prompt: str, **agent_options: Any) -> Crew:
         options: dict[str, Any] = {"max_iter": 5, "max_retry_limit": 0, "allow_delegation": False, "cache": False}
         options.update(agent_options)
+        options.setdefault("tools", [AddNumbersTool(run_id=run_id), PurgeRecordsTool(run_id=run_id)])
         member = Agent(
             role=agent,
             goal="Answer the question, using tools when they help.",
             backstory="A scripted agent in hookport's conformance suite.",
             llm=self.make_llm(run_id),
-            tools=[AddNumbersTool(run_id=run_id), PurgeRecordsTool(run_id=run_id)],
             verbose=False,
             **options,
         )
@@ -282,6 +296,22 @@ class CrewAIHarness(Harness):
         if self.server is not None:
             model_inputs = [_as_dicts(body.get("messages")) for body in self.server.requests]
         return RunResult(output=output, error=error, model_inputs=model_inputs, tool_runs=record.tool_runs)
+
+    def run_nested(self, outer_args: dict[str, Any], inner_args: dict[str, Any], *,
+                   agent: str = "alpha") -> RunResult:
+        run_id = f"nested-{next(_ids)}"
+        record = _RUNS[run_id] = _Record([Turn.call("purge_records", **outer_args), Turn.final("done")])
+        error: BaseException | None = None
+        output: str | None = None
+        try:
+            crew = self.make_crew(run_id, agent, "Purge the table.",
+                                  tools=[OuterPurgeTool(run_id=run_id, inner_args=inner_args)])
+            output = self._kickoff(crew, "sync")
+        except Exception as caught:
+            error = caught
+        finally:
+            _RUNS.pop(run_id, None)
+        return RunResult(output=output, error=error, model_inputs=record.model_inputs, tool_runs=record.tool_runs)
 
     def _kickoff(self, crew: Crew, entry: Entry) -> str | None:
         if entry == "sync":

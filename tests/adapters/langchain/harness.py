@@ -304,6 +304,30 @@ class LangChainHarness(Harness):
             output=final_text(output), error=error, model_inputs=record.model_inputs, tool_runs=record.tool_runs
         )
 
+    def run_nested(self, outer_args: dict[str, Any], inner_args: dict[str, Any], *,
+                   agent: str = "alpha") -> RunResult:
+        """An agent whose ``purge_records`` tool invokes another ``purge_records`` tool (a tool calling a tool)."""
+        record = Record()
+        inner = make_tools(record)[1]
+
+        @tool("purge_records")
+        def outer(table: str) -> str:
+            """Delete every record of a table, through the records service's own tool."""
+            record.tool_runs.append(("outer:purge_records", {"table": table}))
+            return str(inner.invoke(inner_args))
+
+        script = [Turn.call("purge_records", **outer_args), Turn.final("done")]
+        model = ScriptedChatModel(script=number_tool_calls(script), record=record)
+        graph = build_agent(model, [outer], agent, self.loop)
+        output: Any = None
+        error: BaseException | None = None
+        try:
+            output = graph.invoke({"messages": [HumanMessage(content="purge")]})
+        except Exception as raised:
+            error = raised
+        return RunResult(output=final_text(output), error=error, model_inputs=record.model_inputs,
+                         tool_runs=record.tool_runs)
+
     def sdk_layers(self) -> dict[str, tuple[Entry, ...]]:
         from tests.adapters.langchain.layered import LAYERS
 

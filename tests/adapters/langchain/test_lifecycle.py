@@ -64,19 +64,27 @@ def originals() -> Iterator[dict[str, Any]]:
 
 
 def test_install_wraps_and_uninstall_restores_the_very_same_functions(originals: dict[str, Any]) -> None:
+    from langchain_core.tools import StructuredTool, Tool
+
+    bodies = {(owner, name): vars(owner)[name] for owner in (StructuredTool, Tool) for name in ("_run", "_arun")}
     adapter = LangChainAdapter()
     report = adapter.install()
     try:
-        assert set(report.patched) == set(originals)
+        guards = {f"{o.__module__}:{o.__name__}.{n}" for o, n in bodies}
+        assert set(report.patched) == set(originals) | guards
         for target in present_targets(adapter):
             owner, attribute = _owner_and_attribute(target)
             current = vars(owner)[attribute]
             assert isinstance(current, wrapt.FunctionWrapper) and current.__wrapped__ is originals[target.name]
+        for (owner, name), original in bodies.items():  # the body guards: plain functions over the originals
+            assert vars(owner)[name].__wrapped__ is original
     finally:
         assert adapter.uninstall() is True
     for target in present_targets(adapter):
         owner, attribute = _owner_and_attribute(target)
         assert vars(owner)[attribute] is originals[target.name], target.name
+    for (owner, name), original in bodies.items():
+        assert vars(owner)[name] is original
     assert adapter.uninstall() is False
 
 

@@ -200,6 +200,34 @@ class PraisonAIHarness(Harness):
             tool_runs=tool_runs,
         )
 
+    def run_nested(self, outer_args: dict[str, Any], inner_args: dict[str, Any], *,
+                   agent: str = "alpha") -> RunResult:
+        """An agent whose ``purge_records`` runs the records agent's own ``purge_records``
+        through PraisonAI's tool path (``execute_tool``)."""
+        tool_runs: list[tuple[str, dict[str, Any]]] = []
+        records = build_agent("records", tool_runs)
+
+        def purge_records(table: str) -> str:
+            """Delete every record of a table, through the records agent.
+
+            Args:
+                table: the table to purge
+            """
+            tool_runs.append(("outer:purge_records", {"table": table}))
+            return str(records.execute_tool("purge_records", dict(inner_args)))
+
+        self.server.script([Turn.call("purge_records", **outer_args), Turn.final("done")])
+        fresh_openai_client()
+        output: Any = None
+        error: BaseException | None = None
+        try:
+            worker = Agent(name=agent, instructions=INSTRUCTIONS, tools=[purge_records], output="silent", model=MODEL)
+            output = worker.chat("Purge the table.")
+        except Exception as caught:  # noqa: BLE001 - the scenario inspects it
+            error = caught
+        return RunResult(output=output if output is None or isinstance(output, str) else str(output), error=error,
+                         model_inputs=[request_messages(body) for body in self.server.requests], tool_runs=tool_runs)
+
     def refusal_text(self, tool: str, reason: str) -> str:
         return f"Execution of {tool} was blocked by security policy."
 
