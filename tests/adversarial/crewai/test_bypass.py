@@ -21,7 +21,7 @@ from tests.adapters.crewai.harness import (
     PurgeRecordsInput,
     _Record,
 )
-from tests.adversarial.langchain.kit import DENY, PURGE, Runs, deny, deny_at_first_model_call, deny_scoped
+from tests.adversarial.kit import DENY, PURGE, Runs, deny, deny_at_first_model_call, deny_scoped
 from tests.conformance.harness import Turn
 
 from crewai.tools import BaseTool, tool

@@ -19,7 +19,7 @@ from langchain_core.runnables import RunnableLambda
 from langchain_core.tools import BaseTool, StructuredTool, Tool, tool
 from pydantic import BaseModel
 from tests.adapters.langchain.harness import HAS_LANGGRAPH, Record, ScriptedChatModel, build_agent
-from tests.adversarial.langchain.kit import DENY, PURGE, Runs, deny, deny_at_first_model_call, deny_scoped
+from tests.adversarial.kit import DENY, PURGE, Runs, deny, deny_at_first_model_call, deny_scoped
 from tests.conformance.harness import Turn, number_tool_calls
 
 P = InterceptionPoint

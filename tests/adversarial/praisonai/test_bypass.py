@@ -22,7 +22,7 @@ from tests.adapters.praisonai.harness import (
     fresh_openai_client,
     praisonai_version,
 )
-from tests.adversarial.langchain.kit import DENY, PURGE, Runs, deny, deny_at_first_model_call, deny_scoped
+from tests.adversarial.kit import DENY, PURGE, Runs, deny, deny_at_first_model_call, deny_scoped
 from tests.conformance.harness import Turn
 
 from praisonaiagents import Agent
