@@ -75,7 +75,7 @@ class HookportCapability(AbstractCapability[Any]):
 
     async def wrap_model_request(self, ctx: Any, *, request_context: Any, handler: Any) -> Any:
         if ACTIVE.on and model_hooks_active() and not isinstance(request_context.model, HookedModel):
-            request_context.model = HookedModel(request_context.model, agent_fields(ctx.agent))
+            request_context.model = HookedModel(request_context.model, agent_fields(ctx.agent), iterations(ctx))
         return await handler(request_context)
 
     # -- tools -----------------------------------------------------------------------------------
@@ -84,6 +84,14 @@ class HookportCapability(AbstractCapability[Any]):
         if not ACTIVE.on:
             return await handler(args)
         return await hooked_tool_call(agent_fields(ctx.agent), call, args, handler)
+
+
+def iterations(ctx: Any) -> int:
+    """The model requests this agent run made before this one: Pydantic AI counts each request step in
+    ``RunContext.run_step`` (1 for a run's first request, every run of every agent from 1 again), so
+    ``run_step - 1``; a wrap hook's retry of one request is the same request."""
+    step = getattr(ctx, "run_step", 0) or 0
+    return max(step - 1, 0)
 
 
 def holds(capabilities: Any) -> bool:

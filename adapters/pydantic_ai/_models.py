@@ -57,13 +57,15 @@ SHAPE = _ResponseShape()
 class HookedModel(WrapperModel):
     """The model of one request, with hookport's model points around it."""
 
-    def __init__(self, wrapped: Model, fields: dict[str, Any]) -> None:
+    def __init__(self, wrapped: Model, fields: dict[str, Any], iterations: int = 0) -> None:
         super().__init__(wrapped)
         self.fields = fields
+        self.iterations = iterations
 
     def _context(self, conversation: Conversation, streamed: bool) -> LLMCallHookContext:
         metadata = {"instructions": conversation.instructions(), "model": self.wrapped, "stream": streamed}
-        return LLMCallHookContext(conversation.dicts, llm=self.wrapped, metadata=metadata, **self.fields)
+        return LLMCallHookContext(conversation.dicts, llm=self.wrapped, metadata=metadata,
+                                  iterations=self.iterations, **self.fields)
 
     async def request(
         self,
