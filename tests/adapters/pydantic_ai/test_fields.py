@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from hookport import HookAborted, InterceptionPoint, on
-from tests.conformance.harness import Turn
+from tests.conformance.harness import ToolCall, Turn
 
 pytest.importorskip("pydantic_ai")
 
@@ -90,3 +90,23 @@ def test_a_sub_agent_counts_its_own_model_calls(pydantic_ai_adapter: Any) -> Non
 
     assert outer.run_sync("go").output == "outer done"
     assert seen == [("outer", 0), ("outer", 1), ("inner", 0), ("inner", 1), ("outer", 2)]
+
+
+@pytest.mark.parametrize("entry", ["sync", "async", "stream"])
+def test_the_refusal_the_model_reads_names_the_tool_and_its_call(harness: Any, entry: str) -> None:
+    """The model reads the refusal as the tool return of that very call (its id), and its text names
+    the tool and carries the reason: never a bare "the tool call was denied" nor a traceback."""
+
+    @on(P.PRE_TOOL_CALL, tools=["purge_records"])
+    def refuse(ctx: Any) -> None:
+        raise HookAborted(reason="purging needs a change ticket", source="policy")
+
+    both = Turn(tool_calls=[ToolCall("purge_records", {"table": "users"}, id="call_p"),
+                            ToolCall("add_numbers", {"a": 1, "b": 2}, id="call_a")])
+    result = harness.run([both, Turn.final("ok")], entry=entry)
+    result.raise_error()
+    returns = {m["tool_call_id"]: m for m in result.model_inputs[1] if m["kind"] == "tool-return"}
+    assert returns["call_p"]["content"] == "The tool call to purge_records was denied: purging needs a change ticket"
+    assert returns["call_p"]["tool_name"] == "purge_records"
+    assert returns["call_a"]["content"] == "3"
+    assert result.runs_of("purge_records") == []
