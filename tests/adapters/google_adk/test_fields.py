@@ -10,7 +10,7 @@ from google.adk.agents import LlmAgent
 from google.adk.runners import InMemoryRunner
 from google.adk.tools.agent_tool import AgentTool
 
-from hookport import HookAborted, InterceptionPoint, on
+from hookport import HookAborted, InterceptionPoint, on, register_hook
 from tests.adapters.google_adk.harness import Record, ScriptedLlm, make_runner, make_tools, run_events
 from tests.conformance.harness import ToolCall, Turn
 
@@ -76,15 +76,20 @@ def test_a_transfer_to_a_sub_agent_counts_its_own_model_calls(adk_adapter: Any) 
     assert seen == [("boss", 0), ("boss", 1), ("helper", 0), ("helper", 1)]
 
 
+def _refuse(ctx: Any) -> None:
+    raise HookAborted(reason="purging needs a change ticket", source="policy")
+
+
+PARALLEL = [ToolCall("purge_records", {"table": "users"}, id="call_p"),
+            ToolCall("add_numbers", {"a": 1, "b": 2}, id="call_a")]
+
+
 @pytest.mark.parametrize("entry", ["sync", "async", "stream"])
 def test_the_refusal_the_model_reads_names_the_tool_and_its_call(harness: Any, entry: str) -> None:
-    @on(P.PRE_TOOL_CALL, tools=["purge_records"])
-    def refuse(ctx: Any) -> None:
-        raise HookAborted(reason="purging needs a change ticket", source="policy")
-
-    both = Turn(tool_calls=[ToolCall("purge_records", {"table": "users"}, id="call_p"),
-                            ToolCall("add_numbers", {"a": 1, "b": 2}, id="call_a")])
-    result = harness.run([both, Turn.final("ok")], entry=entry)
+    """ADK's function response carries the call's id and name; its error text names the tool too."""
+    register_hook(P.PRE_TOOL_CALL, _refuse, tools=["purge_records"])
+    result = harness.run([Turn(tool_calls=[ToolCall(c.name, dict(c.args), c.id) for c in PARALLEL]),
+                          Turn.final("ok")], entry=entry)
     result.raise_error()
     returns = {m["tool_result"]["id"]: m["tool_result"] for m in result.model_inputs[1] if "tool_result" in m}
     assert returns["call_p"]["name"] == "purge_records"
