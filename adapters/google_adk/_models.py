@@ -10,6 +10,11 @@ own error handling around the real model (a wrap hook's retry issues a fresh
 ``generate_content_async`` on the same model); POST runs before the ``after_model``
 callbacks, which see its replacement.
 
+``ctx.iterations`` counts the model requests of one agent run (``BaseAgent.run_async``, which gives
+each agent run an ``InvocationContext`` of its own: a sub-agent it transfers to, a ``SequentialAgent``'s
+children and an ``AgentTool``'s agent each count their own from 0) made before this one, counted at
+this call site whatever is registered; a wrap hook's retry is the same request.
+
 While model hooks are registered, one request's responses are collected before ADK
 sees them (a streamed request's chunks arrive together at its end), so PRE edits and
 POST replacements apply to the whole answer; with none registered the call is not
@@ -18,6 +23,7 @@ touched.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
@@ -78,9 +84,32 @@ def _without_text(content: types.Content | None) -> types.Content | None:
 def model_request(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``BaseLlmFlow._run_and_handle_error``: hooked when a model hook would run."""
     responses, invocation_context, llm_request, rest, kw = _bind(args, kwargs)
-    if not model_hooks_active() or _is_live(invocation_context, responses):
+    if _is_live(invocation_context, responses):
         return wrapped(*args, **kwargs)
-    return _hooked(wrapped, responses, invocation_context, llm_request, rest, kw)
+    iterations = _counted(invocation_context)
+    if not model_hooks_active():
+        return wrapped(*args, **kwargs)
+    return _hooked(wrapped, responses, invocation_context, llm_request, rest, kw, iterations)
+
+
+_model_calls: dict[int, tuple[Any, list[int]]] = {}
+"""id(agent run's InvocationContext) -> (a weak reference to it, [model requests so far])."""
+
+
+def _counted(invocation_context: Any) -> int:
+    """The model requests this agent run made before this one (and this one counted)."""
+    key = id(invocation_context)
+    held = _model_calls.get(key)
+    if held is None or held[0]() is not invocation_context:
+        try:
+            ref = weakref.ref(invocation_context, lambda _gone, key=key: _model_calls.pop(key, None))
+        except TypeError:  # not weakly referable: counted from 0 on every request
+            return 0
+        held = _model_calls[key] = (ref, [0])
+    count = held[1]
+    before = count[0]
+    count[0] = before + 1
+    return before
 
 
 def _bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any, Any, tuple[Any, ...], dict[str, Any]]:
@@ -106,13 +135,14 @@ def _model_of(responses: Any, invocation_context: Any) -> Any:
 
 
 async def _hooked(wrapped: Any, responses: Any, invocation_context: Any, llm_request: Any,
-                  rest: tuple[Any, ...], kw: dict[str, Any]) -> AsyncIterator[LlmResponse]:
+                  rest: tuple[Any, ...], kw: dict[str, Any], iterations: int) -> AsyncIterator[LlmResponse]:
     model = _model_of(responses, invocation_context)
     config = llm_request.config
     contents, system = list(llm_request.contents or []), config.system_instruction if config else None  # as sent
     lazy = LazyView(lambda: MessageView(contents, system))
     agent = invocation_context.agent
-    ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=model, framework=FRAMEWORK, **agent_fields(agent))
+    ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=model, iterations=iterations, framework=FRAMEWORK,
+                              **agent_fields(agent))
     unused = [responses]  # ADK's own generator serves the first attempt
     stream = invocation_context.run_config.streaming_mode == StreamingMode.SSE
 

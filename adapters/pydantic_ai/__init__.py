@@ -43,7 +43,7 @@ The tool points also have a second line (``_bodies``): the ``call_tool`` of ever
 that runs tools checks its call was decided, and dispatches itself when it was not (a hook
 registered mid-run with none before, a tool that runs a toolset itself).
 
-A refused tool call returns ``The tool call was denied: <reason>`` as the tool's
+A refused tool call returns ``The tool call to <tool> was denied: <reason>`` as the tool's
 result (the model reads it as that call's tool return; the run goes on). It is
 never ``ModelRetry``, which would make the model call the refused tool again.
 Users' own capabilities, ``Hooks`` and ``event_stream_handler`` keep working.

@@ -14,7 +14,7 @@ dynamic) and those that run nothing here (external / deferred tools, output tool
 Under a call site that decided this very call the body claims the decision and runs
 (a renamed or prefixed tool reaches its toolset under its own name: the call id
 binds it to the call site's decision); otherwise it dispatches PRE_TOOL_CALL and a
-refusal is the call site's answer, ``The tool call was denied: <reason>``.
+refusal is the call site's answer, ``The tool call to <tool> was denied: <reason>``.
 """
 
 from __future__ import annotations

@@ -74,8 +74,10 @@ class HookportCapability(AbstractCapability[Any]):
     # -- model -----------------------------------------------------------------------------------
 
     async def wrap_model_request(self, ctx: Any, *, request_context: Any, handler: Any) -> Any:
-        if ACTIVE.on and model_hooks_active() and not isinstance(request_context.model, HookedModel):
-            request_context.model = HookedModel(request_context.model, agent_fields(ctx.agent))
+        model = request_context.model
+        if (ACTIVE.on and model_hooks_active() and not isinstance(model, HookedModel)
+                and not _cannot_stream(request_context, model)):
+            request_context.model = HookedModel(model, agent_fields(ctx.agent), iterations(ctx), request_context)
         return await handler(request_context)
 
     # -- tools -----------------------------------------------------------------------------------
@@ -84,6 +86,22 @@ class HookportCapability(AbstractCapability[Any]):
         if not ACTIVE.on:
             return await handler(args)
         return await hooked_tool_call(agent_fields(ctx.agent), call, args, handler)
+
+
+def _cannot_stream(request_context: Any, model: Any) -> bool:
+    """A streamed request to a model with no ``request_stream`` of its own: left as it is, so Pydantic AI
+    refuses it with its own ``UserError`` (it checks the serving model's class) and the model is never called."""
+    from pydantic_ai.models import Model
+
+    return bool(getattr(request_context, "streaming", False)) and type(model).request_stream is Model.request_stream
+
+
+def iterations(ctx: Any) -> int:
+    """The model requests this agent run made before this one: Pydantic AI counts each request step in
+    ``RunContext.run_step`` (1 for a run's first request, every run of every agent from 1 again), so
+    ``run_step - 1``; a wrap hook's retry of one request is the same request."""
+    step = getattr(ctx, "run_step", 0) or 0
+    return max(step - 1, 0)
 
 
 def holds(capabilities: Any) -> bool:

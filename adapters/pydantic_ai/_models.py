@@ -57,13 +57,23 @@ SHAPE = _ResponseShape()
 class HookedModel(WrapperModel):
     """The model of one request, with hookport's model points around it."""
 
-    def __init__(self, wrapped: Model, fields: dict[str, Any]) -> None:
+    def __init__(self, wrapped: Model, fields: dict[str, Any], iterations: int = 0, request_context: Any = None) -> None:
         super().__init__(wrapped)
         self.fields = fields
+        self.iterations = iterations
+        self.request_context = request_context
+
+    def _served(self) -> None:
+        """The request is answered: the request context shows the model that served it again, so the
+        ``after_model_request`` hooks (and anything after) see the model a capability swapped in, not hookport's."""
+        request_context = self.request_context
+        if request_context is not None and request_context.model is self:
+            request_context.model = self.wrapped
 
     def _context(self, conversation: Conversation, streamed: bool) -> LLMCallHookContext:
         metadata = {"instructions": conversation.instructions(), "model": self.wrapped, "stream": streamed}
-        return LLMCallHookContext(conversation.dicts, llm=self.wrapped, metadata=metadata, **self.fields)
+        return LLMCallHookContext(conversation.dicts, llm=self.wrapped, metadata=metadata,
+                                  iterations=self.iterations, **self.fields)
 
     async def request(
         self,
@@ -71,18 +81,35 @@ class HookedModel(WrapperModel):
         model_settings: Any,
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
-        if not model_hooks_active():
-            return await self.wrapped.request(messages, model_settings, model_request_parameters)
-        conversation = Conversation(messages)
+        try:
+            if not model_hooks_active():
+                return await self.wrapped.request(messages, model_settings, model_request_parameters)
+            conversation = Conversation(messages)
 
-        async def send(ctx: LLMCallHookContext) -> ModelResponse:
-            return await self.wrapped.request(conversation.rebuilt(ctx.messages), model_settings,
-                                              model_request_parameters)
+            async def send(ctx: LLMCallHookContext) -> ModelResponse:
+                return await self.wrapped.request(conversation.rebuilt(ctx.messages), model_settings,
+                                                  model_request_parameters)
 
-        return await amodel_call(self._context(conversation, streamed=False), send, SHAPE)
+            return await amodel_call(self._context(conversation, streamed=False), send, SHAPE)
+        finally:
+            self._served()
 
     @asynccontextmanager
     async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: Any,
+        model_request_parameters: ModelRequestParameters,
+        run_context: Any = None,
+    ) -> AsyncIterator[StreamedResponse]:
+        try:
+            async with self._stream(messages, model_settings, model_request_parameters, run_context) as stream:
+                yield stream
+        finally:
+            self._served()
+
+    @asynccontextmanager
+    async def _stream(
         self,
         messages: list[ModelMessage],
         model_settings: Any,

@@ -23,14 +23,15 @@ from hookport.calls import ToolShape, atool_call, tool_hooks_active
 from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
 
-REFUSAL = "The tool call was denied: {reason}"
-"""What the model receives for a refused call (Pydantic AI's own wording for a denied tool call,
-``ToolDenied``, with the reason)."""
+REFUSAL = "The tool call to {tool} was denied: {reason}"
+"""What the model receives for a refused call, as the tool return of that call (its ``tool_call_id``):
+Pydantic AI's own wording for a denied tool call (``ToolDenied``), naming the tool the model called
+and carrying the reason."""
 
 
 class _ToolShape(ToolShape[Any]):
     def refusal_text(self, ctx: ToolCallHookContext, refusal: HookAborted) -> str:
-        return REFUSAL.format(reason=refusal.reason)
+        return REFUSAL.format(tool=ctx.tool_name, reason=refusal.reason)
 
     def replace(self, result: Any, text: str) -> Any:
         return text

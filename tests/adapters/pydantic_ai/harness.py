@@ -35,7 +35,7 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel 
 from hookport.adapters.pydantic_ai import buffered_streaming  # noqa: E402
 from tests.conformance.harness import Entry, Harness, RunResult, Turn, number_tool_calls  # noqa: E402
 
-REFUSAL = "The tool call was denied: {reason}"
+REFUSAL = "The tool call to {tool} was denied: {reason}"
 
 
 class _Record:
@@ -214,7 +214,7 @@ class PydanticAIHarness(Harness):
         raise ValueError(f"pydantic-ai has no {entry!r} entry point in this harness")
 
     def refusal_text(self, tool: str, reason: str) -> str:
-        return REFUSAL.format(reason=reason)
+        return REFUSAL.format(tool=tool, reason=reason)
 
     def replace_output(self, output: Any, text: str) -> Any:
         clone = copy.copy(output)

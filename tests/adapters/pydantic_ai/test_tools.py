@@ -44,7 +44,7 @@ def test_parallel_calls_are_each_refused_and_never_retried(harness: Any) -> None
     assert result.runs_of("add_numbers") == [{"a": 2, "b": 3}]
     assert sorted(pre) == ["add_numbers", "purge_records", "purge_records"], "a refused call was retried"
     assert len(result.model_inputs) == 2
-    assert result.seen_by_model().count("The tool call was denied: purging is not allowed") == 2
+    assert result.seen_by_model().count("The tool call to purge_records was denied: purging is not allowed") == 2
 
 
 @pytest.mark.parametrize("entry", ["sync", "async", "stream"])
@@ -53,7 +53,7 @@ def test_refusal_is_the_tool_return_on_every_entry(harness: Any, entry: str) -> 
     result = harness.run([Turn.call("purge_records", table="users"), Turn.final("ok")], entry=entry)
     result.raise_error()
     returns = [m for m in result.model_inputs[1] if m["kind"] == "tool-return"]
-    assert returns and returns[0]["content"] == "The tool call was denied: purging is not allowed"
+    assert returns and returns[0]["content"] == "The tool call to purge_records was denied: purging is not allowed"
     assert result.runs_of("purge_records") == []
 
 

@@ -33,7 +33,7 @@ from tests.conformance.harness import ToolCall, Turn  # noqa: E402
 P = InterceptionPoint
 PURGE = [Turn.call("purge_records", table="users"), Turn.final("done")]
 DENY = pytest.mark.parametrize("deny", [False, True], ids=["twin", "deny"])
-REFUSAL = "The tool call was denied: purging is not allowed"
+REFUSAL = "The tool call to purge_records was denied: purging is not allowed"
 
 
 @pytest.fixture(autouse=True)
