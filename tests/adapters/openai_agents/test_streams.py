@@ -193,3 +193,45 @@ def test_a_wrap_hook_replacing_the_answer_changes_the_final_response_only() -> N
         return deltas, result.final_output
 
     assert asyncio.run(asyncio.wait_for(main(), 10)) == (["secret"], "[redacted]")
+
+
+@WRAPS
+def test_an_agent_tools_stream_backlog_limit_stops_its_nested_run(wrap: Any) -> None:
+    """Before: the nested run's model events came only when its model finished (here: never), so
+    ``on_stream_max_pending_events`` never overflowed and the tool call hung."""
+    from agents import RunContextWrapper
+    from agents.tool_context import ToolContext
+
+    on(W.WRAP_MODEL_CALL)(wrap)
+    errors: list[Exception] = []
+
+    async def main() -> tuple[Any, bool]:
+        handler_started = asyncio.Event()
+        model_stopped = asyncio.Event()
+
+        async def events() -> AsyncIterator[Any]:
+            await handler_started.wait()
+            try:
+                for index in range(3):
+                    yield _delta(index)
+                await asyncio.Event().wait()
+            finally:
+                model_stopped.set()
+
+        async def handler(payload: Any) -> None:
+            handler_started.set()
+            await asyncio.Event().wait()  # a stuck consumer of the nested run's events
+
+        def overloaded(context: RunContextWrapper[Any], error: Exception) -> str:
+            errors.append(error)
+            return "stream callback overloaded"
+
+        tool = Agent(name="streamer", model=StreamingModel(events)).as_tool(
+            None, None, on_stream=handler, on_stream_max_pending_events=2, failure_error_function=overloaded)
+        context = ToolContext(context=None, tool_name=tool.name, tool_call_id="call_overflow",
+                              tool_arguments='{"input":"go"}')
+        answer = await asyncio.wait_for(tool.on_invoke_tool(context, '{"input":"go"}'), 5)
+        return answer, model_stopped.is_set()
+
+    assert asyncio.run(asyncio.wait_for(main(), 20)) == ("stream callback overloaded", True)
+    assert len(errors) == 1
