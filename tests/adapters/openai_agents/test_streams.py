@@ -108,12 +108,15 @@ def test_a_stream_events_timeout_fires_and_stops_the_model(wrap: Any) -> None:
     async def main() -> list[str]:
         result = Runner.run_streamed(Agent(name="alpha", model=StreamingModel(events)), "go")
         got: list[str] = []
-        with pytest.raises(TimeoutError):
-            async with asyncio.timeout(0.5):
-                async for event in result.stream_events():
-                    raw = _raw(event)
-                    if raw is not None:
-                        got.append(raw.type)
+
+        async def consume() -> None:
+            async for event in result.stream_events():
+                raw = _raw(event)
+                if raw is not None:
+                    got.append(raw.type)
+
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(consume(), 0.5)
         result.cancel()
         await asyncio.wait_for(stopped.wait(), 5)
         return got
