@@ -93,8 +93,8 @@ def test_events_reach_the_consumer_while_the_model_still_streams(wrap: Any) -> N
 
 @WRAPS
 def test_a_stream_events_timeout_fires_and_stops_the_model(wrap: Any) -> None:
-    """Before: the first event waited for the model's end, so the consumer's timeout did not fire
-    on a stream that stalls after its first event (this test then ended only by its own guard)."""
+    """Before: the first event waited for the model's end, so a consumer's timeout on a stream that
+    stalls after its first event ended it having received nothing."""
     on(W.WRAP_MODEL_CALL)(wrap)
     stopped = asyncio.Event()
 
