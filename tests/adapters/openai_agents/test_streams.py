@@ -202,9 +202,13 @@ def test_a_wrap_hook_replacing_the_answer_changes_the_final_response_only() -> N
 def test_an_agent_tools_stream_backlog_limit_stops_its_nested_run(wrap: Any) -> None:
     """Before: the nested run's model events came only when its model finished (here: never), so
     ``on_stream_max_pending_events`` never overflowed and the tool call hung."""
+    import inspect
+
     from agents import RunContextWrapper
     from agents.tool_context import ToolContext
 
+    if "on_stream_max_pending_events" not in inspect.signature(Agent.as_tool).parameters:
+        pytest.skip("this SDK release has no on_stream_max_pending_events for agent tools")
     on(W.WRAP_MODEL_CALL)(wrap)
     errors: list[Exception] = []
 
