@@ -17,15 +17,21 @@ model, LiteLLM and any custom `Model`, streamed or not, sync-run or async.
   come; POST runs on the ``response.completed`` event, before it is passed on,
   so a replaced text is in the final response (and the run's final output),
   while the text deltas already streamed show the original. With wrap hooks
-  registered the stream is read to the end inside them, then replayed.
+  the stream stays a stream (`_wrapped_stream`): the events pass through as they
+  come, ``call_next`` returns once the stream ended (with the attempt's events),
+  and the answer's completed event goes out after the chain returned. A wrap hook
+  that replaces the answer changes that final event only (the deltas already
+  streamed show the original); one answering without the model sends a
+  completed event alone.
 - The SDK's own retries (``ModelSettings.retry``) call ``get_response`` again:
   each real attempt is one PRE and one POST.
 """
 
 from __future__ import annotations
 
+import asyncio
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from time import perf_counter
 from typing import Any
@@ -166,10 +172,11 @@ def _completed(event: Any) -> bool:
 
 
 class _StreamShape(ResponseShape[list[Any]]):
-    """A streamed answer as the list of its events (wrap hooks see the whole stream)."""
+    """A streamed answer as the list of its events (what ``call_next`` returns to a wrap hook, once
+    its events went to the consumer)."""
 
-    def text(self, result: list[Any]) -> str | None:
-        for event in reversed(result):
+    def text(self, result: list[Any] | None) -> str | None:
+        for event in reversed(result or ()):
             if _completed(event):
                 return output_text(event.response.output)
         return None
@@ -219,15 +226,9 @@ async def _stream_events(model: Any, call: _Call) -> AsyncIterator[Any]:
         return model.stream_response(*request_args, **request_kwargs)
 
     if has_hooks(WRAP):
-        async def send(c: LLMCallHookContext) -> list[Any]:
-            return [event async for event in open_stream(c)]
-
-        if sync_wraps(WRAP):
-            events = await on_worker(model_call, ctx, send, STREAM)
-        else:
-            events = await amodel_call(ctx, send, STREAM)
-        for event in events:
-            yield event
+        async with aclosing(_wrapped_stream(ctx, open_stream)) as wrapped:
+            async for event in wrapped:
+                yield event
         return
 
     # no wrap hooks: the events pass through as they come; POST runs on the completed event
@@ -235,19 +236,114 @@ async def _stream_events(model: Any, call: _Call) -> AsyncIterator[Any]:
     started = perf_counter()
     stream = open_stream(ctx)
     try:
-        while True:
-            with MODEL_LAYER.hold():
-                try:
-                    event = await stream.__anext__()
-                except StopAsyncIteration:
-                    break
+        while (event := await _next_event(stream)) is not _END:
             if _completed(event):
                 event = await _after_stream(ctx, event, started)
             yield event
     finally:
-        close = getattr(stream, "aclose", None)
-        if close is not None:
-            await close()
+        await _closed(stream)
+
+
+async def _wrapped_stream(ctx: LLMCallHookContext, open_stream: Callable[[LLMCallHookContext], Any]) -> AsyncIterator[Any]:
+    """The wrap chain around a streamed request, the stream still a stream.
+
+    The chain (PRE, the wrap hooks, POST) runs in a task of its own; its ``call_next`` asks this
+    generator for the real stream, which is read here, in the consumer's task, each event passed on
+    as it comes (a consumer's timeout or cancellation reaches the real stream; events before a
+    mid-stream failure are delivered, the failure reaches the hooks as itself). ``call_next``
+    returns the attempt's events as a list once the stream ended. An attempt's
+    ``response.completed`` event is held until the chain returned, then the answer's completed
+    event goes out, with POST's or a wrap hook's replaced text. A later attempt (a retry) streams
+    its own events; the earlier attempt's completed event is dropped.
+    """
+    loop = asyncio.get_running_loop()
+    requests: asyncio.Queue[tuple[LLMCallHookContext, asyncio.Future[list[Any]]]] = asyncio.Queue()
+
+    async def send(c: LLMCallHookContext) -> list[Any]:
+        outcome: asyncio.Future[list[Any]] = loop.create_future()
+        requests.put_nowait((c, outcome))
+        return await outcome
+
+    chain = on_worker(model_call, ctx, send, STREAM) if sync_wraps(WRAP) else amodel_call(ctx, send, STREAM)
+    task = asyncio.ensure_future(chain)
+    task.add_done_callback(_collected)
+    passed: set[int] = set()  # ids of the events already passed on
+    outcome: asyncio.Future[list[Any]] | None = None
+    stream: Any = None
+    try:
+        while True:
+            asking = asyncio.ensure_future(requests.get())
+            try:
+                await asyncio.wait((task, asking), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                if not asking.done():
+                    asking.cancel()
+            if not asking.done() or asking.cancelled():
+                break  # the chain returned (or raised)
+            request, outcome = asking.result()
+            events: list[Any] = []
+            held: Any = None
+            stream = open_stream(request)
+            try:
+                while (event := await _next_event(stream)) is not _END:
+                    events.append(event)
+                    if held is not None:
+                        passed.add(id(held))
+                        yield held
+                        held = None
+                    if _completed(event):
+                        held = event
+                        continue
+                    passed.add(id(event))
+                    yield event
+            except (asyncio.CancelledError, GeneratorExit):
+                raise
+            except Exception as error:  # the attempt failed: its hooks see the error as itself
+                await _closed(stream)
+                stream = None
+                if not outcome.done():
+                    outcome.set_exception(error)
+                continue
+            await _closed(stream)
+            stream = None
+            if not outcome.done():
+                outcome.set_result(events)
+        for event in task.result():
+            if id(event) not in passed:
+                yield event
+    finally:
+        if stream is not None:
+            await _closed(stream)
+        if outcome is not None and not outcome.done():
+            outcome.cancel()
+        if not task.done():
+            task.cancel()
+            await asyncio.wait((task,))
+
+
+async def _closed(stream: Any) -> None:
+    close = getattr(stream, "aclose", None)
+    if close is not None:
+        await close()
+
+
+_END = object()
+
+
+async def _next_event(stream: Any) -> Any:
+    """The stream's next event (`_END` after the last), read with the model layer held (an SDK
+    adapter beneath stays silent)."""
+    with MODEL_LAYER.hold():
+        try:
+            return await stream.__anext__()
+        except StopAsyncIteration:
+            return _END
+
+
+def _collected(task: asyncio.Future[Any]) -> None:
+    """A chain ended by the consumer's cancellation: its outcome is not an unhandled error."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def _after_stream(ctx: LLMCallHookContext, event: Any, started: float) -> Any:
