@@ -93,6 +93,8 @@ def outcomes(report: Path) -> dict[str, str]:
     if not report.exists():
         return found
     for case in ET.parse(report).getroot().iter("testcase"):
+        if not case.get("classname"):  # pytest's own error (a crash, an internal error), not a test
+            continue
         path = (case.get("file") or case.get("classname", "").replace(".", "/") + ".py")
         test_id = f"{path}::{case.get('name')}"
         kinds = {child.tag for child in case}
@@ -129,8 +131,12 @@ def main() -> int:
     runs = {}
     for mode in ("base", "hooked"):
         print(f"peer: {options.framework} {version}, {mode} run", flush=True)
+        (reports / f"{mode}.xml").unlink(missing_ok=True)
         run_pytest(source, suite, mode, options.framework, reports / f"{mode}.xml")
         runs[mode] = outcomes(reports / f"{mode}.xml")
+        if not runs[mode]:
+            print(f"peer: the {mode} run reported no test (pytest itself failed): nothing to compare")
+            return 2
     first = differences(runs["base"], runs["hooked"])
     confirmed: dict[str, tuple[str, str]] = {}
     for test_id, pair in first.items():  # a difference counts only if it comes back when run alone
