@@ -11,6 +11,7 @@ Where each point fires:
 | PRE_STEP / POST_STEP ``kind="react_iteration"`` | ``ReAct._call_with_potential_trajectory_truncation`` / ``_async_call_with_potential_trajectory_truncation``: each iteration's decision (``step_name="react"``) and the final extraction (``"extract"``) |
 | PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``BaseLM.__call__`` / ``BaseLM.acall``: every request any adapter (ChatAdapter, JSONAdapter, ...) formats, from any predictor, on ``dspy.LM`` or a ``BaseLM`` subclass |
 | PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ``Tool.__call__`` / ``Tool.acall``: the tools ReAct runs (not its own ``finish``) and direct calls of a ``dspy.Tool`` |
+| the refusal the model reads | ReAct's formatter of a failed tool's error (``format_error_for_lm`` from 3.4, ``_fmt_exc`` before; five traceback frames): a refusal is its sentence alone |
 | same, second line of defence | each tool's ``func`` (guarded at ``Tool.__init__`` and when a module runs with the tool, see `_bodies`): native tool calls (``ToolCall.execute(functions=tools)``) and any route that reaches the function without ``__call__`` |
 
 Native or patched, and why. DSPy's own hook system, ``dspy.utils.callback.
@@ -34,7 +35,8 @@ changed them and the real result before POST hooks replace it.
 A refused tool call follows DSPy's convention for a failed tool: the call
 raises `ToolRefused` ("Tool call <name> was refused: <reason>") without
 running the tool body; ReAct makes it the observation ``Execution error in
-<name>: ...`` and the model goes on. Nothing retries it. Before DSPy 3.4 the
+<name>: Tool call <name> was refused: <reason>`` (never the five-frame traceback
+ReAct formats other errors with) and the model goes on. Nothing retries it. Before DSPy 3.4 the
 ChatAdapter retries any failed request through the JSONAdapter; an abort is
 kept in the run's latch (see `_state`), so the retry raises it again without
 calling the model or any hook.
@@ -43,6 +45,8 @@ calling the model or any hook.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from importlib import metadata
+from pathlib import Path
 from typing import Any, ClassVar
 
 from hookport.adapters._base import Adapter, InstallReport, Target, Wrapper, lazy_wrapper
@@ -65,6 +69,27 @@ def module_site(version: str | None) -> str:
     """The module that defines ``dspy.Module``: ``dspy.primitives.program`` before 3.0."""
     have = release(version) if version else (999,)
     return "dspy.primitives.module" if have >= (3,) else "dspy.primitives.program"
+
+
+def error_formatters() -> tuple[tuple[str, str], ...]:
+    """(module, function) of each formatter ReAct turns a failed tool's error into an observation
+    with: ``format_error_for_lm`` from 3.4 (ReAct and ReActV2), ``_fmt_exc`` before. Read from
+    the installed sources, so nothing is imported at install."""
+    found: list[tuple[str, str]] = []
+    try:
+        dist = metadata.distribution("dspy")
+    except metadata.PackageNotFoundError:
+        return ()
+    for module in (_REACT, "dspy.predict.react_v2"):
+        try:
+            text = Path(str(dist.locate_file(module.replace(".", "/") + ".py"))).read_text(encoding="utf-8")
+        except OSError:
+            continue
+        for function in ("format_error_for_lm", "_fmt_exc"):
+            if f"{function}(err" in text:
+                found.append((module, function))
+                break
+    return tuple(found)
 
 
 def _lazy(module: str, function: str) -> Wrapper:
@@ -96,6 +121,8 @@ class DSPyAdapter(Adapter):
             Target(_TOOLS, "Tool.__init__", _lazy("_bodies", "new_tool"), _TOOL, "sync"),
             Target("dspy.utils.parallelizer", "ParallelExecutor._wrap_function", _lazy("_threads", "wrap_function"),
                    _TOOL, "sync"),
+            *(Target(module, function, _lazy("_tools", "error_text"), _TOOL, "sync")
+              for module, function in error_formatters()),
         )
 
     def activate(self, report: InstallReport) -> None:

@@ -16,6 +16,10 @@ inherit these two methods. So:
   hook's) replaces that text in the outputs the adapter parses, so it must keep
   the adapter's format (``[[ ## answer ## ]]`` fields for the ChatAdapter). A
   replacement is never written to DSPy's cache (the cache sits inside the call).
+- ``ctx.iterations`` is the number of model calls the running program (the outermost
+  module, or the nearest nested module with a ``name`` of its own: a sub-agent counts its
+  own) made before this one, from 0: ReAct's decisions and its ``extract`` call alike, a
+  ChatAdapter -> JSONAdapter retry too (it is a request). Counted whatever is registered.
 - An explicit ``lm15`` request object (DSPy 3.4's new LM API, not used by the
   adapters) passes through unhooked.
 """
@@ -38,7 +42,7 @@ from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
 
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
-from hookport.adapters.dspy._state import agent_fields, check_latch, record
+from hookport.adapters.dspy._state import agent_fields, check_latch, model_call_index, record
 
 Args = tuple[Any, ...]
 Kwargs = dict[str, Any]
@@ -103,9 +107,9 @@ def copy_messages(messages: list[Any]) -> list[Any]:
     return copied
 
 
-def _context(instance: Any, prompt: Any, messages: Any) -> LLMCallHookContext:
+def _context(instance: Any, prompt: Any, messages: Any, iterations: int) -> LLMCallHookContext:
     seen = copy_messages(messages) if messages is not None else [{"role": "user", "content": prompt or ""}]
-    ctx = LLMCallHookContext(seen, llm=instance, **agent_fields())
+    ctx = LLMCallHookContext(seen, llm=instance, iterations=iterations, **agent_fields())
     ctx.metadata["model"] = getattr(instance, "model", None)
     return ctx
 
@@ -121,13 +125,14 @@ def _request(ctx: LLMCallHookContext, original: list[dict[str, Any]], prompt: An
 def lm_call(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``BaseLM.__call__``."""
     check_latch()
+    iterations = model_call_index()  # counted whatever is registered: a hook added mid-run reads it right
     if not model_hooks_active() or outer_layer_dispatched_model():
         return wrapped(*args, **kwargs)
     parts = _hookable(args, kwargs)
     if parts is None:
         return wrapped(*args, **kwargs)
     prompt, messages, rest = parts
-    ctx = _context(instance, prompt, messages)
+    ctx = _context(instance, prompt, messages, iterations)
     original = copy_messages(ctx.messages)
 
     def send(c: LLMCallHookContext) -> Any:
@@ -143,13 +148,14 @@ def lm_call(wrapped: Callable[..., Any], instance: Any, args: Args, kwargs: Kwar
 
 async def _alm_call(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     check_latch()
+    iterations = model_call_index()  # counted whatever is registered: a hook added mid-run reads it right
     if not model_hooks_active() or outer_layer_dispatched_model():
         return await wrapped(*args, **kwargs)
     parts = _hookable(args, kwargs)
     if parts is None:
         return await wrapped(*args, **kwargs)
     prompt, messages, rest = parts
-    ctx = _context(instance, prompt, messages)
+    ctx = _context(instance, prompt, messages, iterations)
     original = copy_messages(ctx.messages)
 
     async def send(c: LLMCallHookContext) -> Any:

@@ -10,6 +10,7 @@ context). A nested module with a ``name`` of its own gets a scope of its own
 from __future__ import annotations
 
 from contextvars import ContextVar, Token
+from itertools import count
 from typing import Any
 
 FRAMEWORK = "dspy"
@@ -33,14 +34,21 @@ class Latch:
 
 
 class RunScope:
-    """One module run: the module reported as the agent, its name, and the run's latch."""
+    """One module run: the module reported as the agent, its name, the run's latch, and the
+    count of model calls this run has made (``ctx.iterations``; a named nested module, a
+    sub-agent, counts its own from 0 and its calls are not the parent's)."""
 
-    __slots__ = ("agent", "agent_role", "latch")
+    __slots__ = ("agent", "agent_role", "latch", "_calls")
 
     def __init__(self, agent: Any, latch: Latch | None = None) -> None:
         self.agent = agent
         self.agent_role = module_name(agent)
         self.latch = latch if latch is not None else Latch()
+        self._calls = count()
+
+    def next_call(self) -> int:
+        """The number of model calls this run made before this one (``next`` on a count: thread-safe)."""
+        return next(self._calls)
 
 
 _scope: ContextVar[RunScope | None] = ContextVar("hookport_dspy_run", default=None)
@@ -82,6 +90,12 @@ def agent_fields() -> dict[str, Any]:
     if scope is None:
         return {"framework": FRAMEWORK}
     return {"agent": scope.agent, "agent_role": scope.agent_role, "framework": FRAMEWORK}
+
+
+def model_call_index() -> int:
+    """``ctx.iterations`` of the model call starting now: the run's calls before it (0 outside a run)."""
+    scope = _scope.get()
+    return 0 if scope is None else scope.next_call()
 
 
 def record(error: BaseException) -> None:

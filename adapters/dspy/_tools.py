@@ -9,7 +9,8 @@ signal, not a tool of the user's) is not reported.
 - A refusal follows DSPy's convention for a failed tool: the call raises
   `ToolRefused` (``Tool call <name> was refused: <reason>``), without running the
   tool body. ReAct writes it into the trajectory as the observation
-  ``Execution error in <name>: ...`` and lets the model go on; ReAct never retries
+  ``Execution error in <name>: Tool call <name> was refused: <reason>`` (the
+  sentence alone: ReAct's formatter is wrapped, see `error_text`) and lets the model go on; ReAct never retries
   a tool, and it runs one tool per iteration (DSPy has no parallel tool calls).
 - A POST string replaces the result the caller (ReAct's observation) gets.
 - A POST abort stops the run: ReAct would turn it into an observation, so it is
@@ -68,6 +69,17 @@ class _ToolShape(ToolShape[Any]):
 
 
 TOOL = _ToolShape()
+
+
+def error_text(wrapped: Callable[..., str], instance: Any, args: Args, kwargs: Kwargs) -> str:
+    """ReAct's formatter of a failed tool's error (``format_error_for_lm(err, traceback_frames=5)``
+    from 3.4, ``_fmt_exc(err)`` before): a traceback of five frames, which for a refusal would
+    hand the model hookport's source lines and install paths. A `ToolRefused` is its sentence
+    alone (``Tool call <name> was refused: <reason>``); every other error is DSPy's own text."""
+    error = args[0] if args else kwargs.get("error", kwargs.get("err"))
+    if isinstance(error, ToolRefused):
+        return str(error)
+    return wrapped(*args, **kwargs)
 
 
 def is_react_finish(tool: Any) -> bool:

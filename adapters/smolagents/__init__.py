@@ -9,7 +9,7 @@ Where each point fires:
 |---|---|
 | EXECUTION_START / INPUT / OUTPUT / EXECUTION_END | the outermost ``MultiStepAgent.run`` (``agent(...)`` too); with ``stream=True`` START / INPUT when ``run`` is called, OUTPUT / END when the returned generator is drained (END, failed, when it is closed early) |
 | PRE_STEP / POST_STEP ``kind="action"`` | ``ToolCallingAgent._step_stream`` / ``CodeAgent._step_stream``: one ReAct action step (model request, then its tool calls or code) |
-| PRE_MODEL_CALL / WRAP_MODEL_CALL / POST_MODEL_CALL | ``generate`` / ``generate_stream`` / ``__call__`` of every ``Model`` class (``model(...)`` before 1.20, ``model.generate(...)`` after): the classes smolagents ships, and each agent's model class when it runs |
+| PRE_MODEL_CALL / WRAP_MODEL_CALL / POST_MODEL_CALL | ``generate`` / ``generate_stream`` / ``__call__`` of every ``Model`` class (``model(...)`` before 1.20, ``model.generate(...)`` after): the classes smolagents ships, and each agent's model class when it runs (a ``Model`` subclass; no other library's class is ever patched, a ``MagicMock`` model runs unhooked, see `_classes`) |
 | PRE_TOOL_CALL / WRAP_TOOL_CALL / POST_TOOL_CALL | ``Tool.__call__``: ToolCallingAgent's tool calls (parallel ones included) and the tool calls of CodeAgent's generated code in the local executor; ``final_answer`` is the run's OUTPUT, not a tool |
 
 Call sites, not smolagents' own hooks: ``step_callbacks`` run after a step is

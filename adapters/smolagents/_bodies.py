@@ -65,7 +65,13 @@ class _Body(wrapt.FunctionWrapper):  # type: ignore[misc]
     """hookport's wrapper on one tool class's ``forward`` (a type, so it is never wrapped twice)."""
 
 
-BODIES = CoveredClasses({"forward": forward_entry}, _Body)
+def _tool_base() -> type:
+    from smolagents.tools import Tool
+
+    return Tool
+
+
+BODIES = CoveredClasses({"forward": forward_entry}, _Body, _tool_base)
 """The ``forward`` methods hookport wrapped, class by class, so uninstall restores each one."""
 
 

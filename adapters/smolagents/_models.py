@@ -8,6 +8,14 @@ model's class defines them: for every ``Model`` subclass that exists at install,
 and for the class of each agent's model when the agent runs (user-defined model
 classes). The agent's ``model`` attribute stays the user's object.
 
+``ctx.iterations`` is the number of requests the running agent's ``run`` made before
+this one, from 0 (planning requests included), counted whatever is registered; a managed
+agent's run counts its own from 0 and never advances its manager's count.
+
+Only ``Model`` classes are wrapped (smolagents' and the user's subclasses; see `_classes`):
+a model that is not a ``Model`` (a ``MagicMock``, a duck-typed object) runs unhooked, so no
+model point fires for it, and ``unittest.mock`` (or any other library) is never patched.
+
 A call nested in another (``__call__`` -> ``generate``, a subclass calling
 ``super().generate``) is the same request: ``MODEL_LAYER`` is held while a request
 is in flight (also when no model hook is registered, so the openai SDK adapter
@@ -88,11 +96,18 @@ def cover(model: Any) -> None:
 # -- one request ---------------------------------------------------------------------------
 
 
+def model_call_index() -> int:
+    """The requests this agent's run made before this one (`_runs` imports this module: imported here)."""
+    from hookport.adapters.smolagents._runs import model_call_index as index
+
+    return index()
+
+
 def _silent() -> bool:
     return is_suppressed() or outer_layer_dispatched_model()
 
 
-def _context(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+def _context(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any], iterations: int
              ) -> tuple[Callable[[LLMCallHookContext], Any], LLMCallHookContext]:
     """The request's context, and what the request sends for it: its own messages unless hooks
     read and changed them (the `Conversation` hooks see is made when one reads them)."""
@@ -102,7 +117,8 @@ def _context(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
     native = kwargs["messages"] if "messages" in kwargs else (args[0] if args else [])
     sent = list(native)  # as sent, should a hook first read them after the call
     lazy = LazyView(lambda: Conversation(sent))
-    ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=instance, framework=FRAMEWORK, **agent_fields())
+    ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=instance, framework=FRAMEWORK, iterations=iterations,
+                              **agent_fields())
 
     def outgoing(c: LLMCallHookContext) -> Any:
         return native if lazy.view is None else lazy.view.messages_for(c.messages)
@@ -120,10 +136,11 @@ def generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[st
     """``generate`` / ``__call__``: PRE -> wrap hooks -> the request -> POST."""
     if _silent():
         return wrapped(*args, **kwargs)
+    iterations = model_call_index()  # counted whatever is registered
     if not model_hooks_active():
         with MODEL_LAYER.hold():
             return wrapped(*args, **kwargs)
-    outgoing, ctx = _context(instance, args, kwargs)
+    outgoing, ctx = _context(instance, args, kwargs, iterations)
     failures: list[BaseException] = []
 
     def send(c: LLMCallHookContext) -> Any:
@@ -148,9 +165,10 @@ def generate_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: 
     """``generate_stream``: PRE before the stream opens, POST after its last delta."""
     if _silent():
         return wrapped(*args, **kwargs)
+    iterations = model_call_index()  # counted whatever is registered
     if not model_hooks_active():
         return _held(wrapped(*args, **kwargs))
-    outgoing, ctx = _context(instance, args, kwargs)
+    outgoing, ctx = _context(instance, args, kwargs, iterations)
     try:
         dispatch(P.PRE_MODEL_CALL, ctx)
     except BaseException as error:
@@ -198,5 +216,12 @@ def _observed(stream: Iterator[Any], ctx: LLMCallHookContext, shape: _Shape) -> 
     yield from deltas
 
 
-CLASSES = CoveredClasses({"generate": generate, "generate_stream": generate_stream, "__call__": generate}, _Request)
+def _model_base() -> type:
+    from smolagents.models import Model
+
+    return Model
+
+
+CLASSES = CoveredClasses({"generate": generate, "generate_stream": generate_stream, "__call__": generate}, _Request,
+                         _model_base)
 """The ``Model`` methods hookport wrapped, class by class, so uninstall restores each one."""

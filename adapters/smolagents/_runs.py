@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from itertools import count
 from time import perf_counter
 from typing import Any
 
@@ -47,6 +48,9 @@ class Run:
     aborts: list[BaseException] = field(default_factory=list)
 
     started: float = 0.0
+    model_calls: count = field(default_factory=count)  # type: ignore[type-arg]
+    """This run's model requests so far (``ctx.iterations``; ``next`` on a count is thread-safe). Every
+    ``run`` has its own: a managed agent's run counts its own requests, never its manager's."""
 
     @property
     def name(self) -> str | None:
@@ -80,6 +84,12 @@ def agent_fields() -> dict[str, Any]:
     """``agent`` / ``agent_role`` of the context hooks see, from the agent running here."""
     run = _current.get()
     return {"agent": run.agent, "agent_role": run.name} if run is not None else {}
+
+
+def model_call_index() -> int:
+    """``ctx.iterations`` of the request starting now: the requests this agent's run made before it."""
+    run = _current.get()
+    return 0 if run is None else next(run.model_calls)
 
 
 def note_abort(error: BaseException) -> None:

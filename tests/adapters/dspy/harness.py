@@ -239,7 +239,7 @@ class DSPyHarness(Harness):
         )
 
     def refusal_text(self, tool: str, reason: str) -> str:
-        return f"Execution error in {tool}: "
+        return f"Execution error in {tool}: Tool call {tool} was refused: {reason}"
 
     def replace_output(self, output: Any, text: str) -> Any:
         return dspy.Prediction(**{**dict(output.items()), "answer": text})

@@ -172,3 +172,107 @@ def test_uninstall_restores_the_model_classes(smolagents_adapter: Any) -> None:
     finally:
         report = adapters.install("smolagents")
     assert report.missing == [] and any("OpenAI" in name for name in report.patched)
+
+
+# -- ctx.iterations: the requests this agent's run made before this one -------------------------
+
+
+def test_iterations_count_each_runs_requests_from_zero() -> None:
+    seen: list[int] = []
+    on(P.PRE_MODEL_CALL)(lambda ctx: seen.append(ctx.iterations))
+    agent = CodeAgent(tools=build_tools([]), model=ScriptedTextModel([]), name="coder", max_steps=6,
+                      verbosity_level=QUIET)
+    for _ in range(2):  # the same agent's next run counts from 0 again
+        seen.clear()
+        agent.model.answers = [code("x = add_numbers(a=1, b=1)\nprint(x)"), code("print(x + 1)"),
+                               code("final_answer('3')")]
+        assert agent.run("add") == "3"
+        assert seen == [0, 1, 2], seen
+
+
+def test_iterations_of_a_streamed_tool_calling_run(harness: Any) -> None:
+    seen: list[int] = []
+    on(P.PRE_MODEL_CALL)(lambda ctx: seen.append(ctx.iterations))
+    harness.run([Turn.call("add_numbers", a=1, b=2), Turn.call("add_numbers", a=3, b=4), Turn.final("7")],
+                entry="stream").raise_error()
+    assert seen == [0, 1, 2], seen
+
+
+def test_a_managed_agent_counts_its_own_requests() -> None:
+    seen: list[tuple[str | None, int]] = []
+    on(P.PRE_MODEL_CALL)(lambda ctx: seen.append((ctx.agent_role, ctx.iterations)))
+    helper = CodeAgent(tools=[], model=ScriptedTextModel([code("x = 1\nprint(x)"), code("final_answer('2')")]),
+                       name="helper", description="Adds things.", max_steps=4, verbosity_level=QUIET)
+    manager = CodeAgent(tools=[], model=ScriptedTextModel([code("r = helper(task='add')\nprint(r)"),
+                                                           code("final_answer('done')")]),
+                        name="manager", managed_agents=[helper], max_steps=4, verbosity_level=QUIET)
+    assert manager.run("delegate") == "done"
+    assert seen == [("manager", 0), ("helper", 0), ("helper", 1), ("manager", 1)], seen
+
+
+# -- never patch a class outside smolagents or the user's model class ----------------------------
+
+
+def _mock_classes() -> dict[str, dict[str, Any]]:
+    import unittest.mock as mock
+
+    return {name: dict(vars(cls)) for name, cls in vars(mock).items() if isinstance(cls, type)}
+
+
+def test_a_magicmock_model_leaves_unittest_mock_untouched() -> None:
+    """A ``MagicMock`` model is not a ``Model``: it runs unhooked and no class of ``unittest.mock``
+    (``CallableMixin.__call__``, which every mock shares) is patched; the run and its tools still work."""
+    import unittest.mock as mock
+
+    from smolagents import ToolCallingAgent
+    from smolagents.models import ChatMessageToolCall, ChatMessageToolCallFunction
+
+    before = _mock_classes()
+    fired: list[str] = []
+    on(P.PRE_MODEL_CALL)(lambda ctx: fired.append("model"))
+    on(P.PRE_TOOL_CALL)(lambda ctx: fired.append(ctx.tool_name))
+    model = mock.MagicMock()
+    calls = [ChatMessageToolCall(id=f"c{i}", type="function", function=ChatMessageToolCallFunction(
+        name=name, arguments=args)) for i, (name, args) in enumerate(
+        [("add_numbers", {"a": 1, "b": 2}), ("final_answer", {"answer": "3"})])]
+    model.generate.side_effect = [ChatMessage(role=MessageRole.ASSISTANT, content="", tool_calls=[call])
+                                  for call in calls]
+    runs: list[tuple[str, dict[str, Any]]] = []
+    agent = ToolCallingAgent(tools=build_tools(runs), model=model, name="mocked", max_steps=4,
+                             verbosity_level=QUIET)
+    assert agent.run("add") == "3"
+    assert runs == [("add_numbers", {"a": 1, "b": 2})] and model.generate.call_count == 2
+    assert fired == ["add_numbers"]  # the tool is hooked; the mock model is not
+    assert _mock_classes() == before
+    assert not hasattr(mock.CallableMixin.__dict__["__call__"], "__wrapped__")
+    assert mock.MagicMock()(1) is not None  # every other mock still a plain mock
+
+
+class _Answering:
+    """A mixin of the user's, outside smolagents, that supplies ``generate``."""
+
+    def generate(self, messages: Any, **kwargs: Any) -> ChatMessage:
+        return ChatMessage(role=MessageRole.ASSISTANT, content=code("final_answer('mixed')"))
+
+
+def test_a_method_from_a_foreign_mixin_is_wrapped_on_the_model_class_not_the_mixin(
+        smolagents_adapter: Any) -> None:
+    from hookport import adapters
+
+    class MixedModel(_Answering, Model):
+        pass
+
+    original = _Answering.__dict__["generate"]
+    fired: list[Any] = []
+    on(P.PRE_MODEL_CALL)(fired.append)
+    agent = CodeAgent(tools=[], model=MixedModel(model_id="mixed"), name="mixed", max_steps=2,
+                      verbosity_level=QUIET)
+    assert agent.run("go") == "mixed"
+    assert len(fired) == 1
+    assert _Answering.__dict__["generate"] is original  # the mixin itself is never patched
+    assert hasattr(MixedModel.__dict__["generate"], "__wrapped__")
+    adapters.uninstall("smolagents")
+    try:
+        assert "generate" not in MixedModel.__dict__  # back to inheriting the mixin's
+    finally:
+        adapters.install("smolagents")
