@@ -24,9 +24,12 @@ An outer framework adapter that already dispatched the model call (LangChain's
 from __future__ import annotations
 
 import abc
+import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
+from weakref import WeakKeyDictionary
 
+from hookport.boundary import Execution, current_execution
 from hookport.calls import (
     ResponseShape,
     amodel_call,
@@ -208,11 +211,58 @@ def _quiet() -> bool:
     return is_suppressed() or outer_layer_dispatched_model()
 
 
-def _context(dialect: Dialect[Any], kwargs: Kwargs, continuation: int) -> LazyMessagesContext:
-    """The request's context; its messages are converted only if a hook reads them."""
+# -- ctx.iterations ---------------------------------------------------------------------------------
+
+_CALLS: WeakKeyDictionary[Execution, int] = WeakKeyDictionary()
+"""How many model calls each running execution (``hookport.execution(...)``) has made."""
+_CALLS_LOCK = threading.Lock()
+_INPUT_ITEMS = ("_output", "mcp_approval_response", "item_reference")
+"""Responses items the application sends (tool outputs, approvals, references), not the model's."""
+
+
+def _said_by_model(message: dict[str, Any]) -> bool:
+    role = message.get("role")
+    if role == "item":  # a Responses item kept as it is: reasoning, a built-in tool's call, ...
+        kind = str((message.get("item") or {}).get("type") or "") if isinstance(message.get("item"), dict) else ""
+        return bool(kind) and not kind.endswith(_INPUT_ITEMS)
+    return role == "assistant"
+
+
+def assistant_turns(messages: list[dict[str, Any]]) -> int:
+    """The model's answers a conversation already holds: each run of consecutive assistant
+    messages (and Responses output items: reasoning, calls) is one answer, one model call."""
+    turns, inside = 0, False
+    for message in messages:
+        said = _said_by_model(message)
+        turns += said and not inside
+        inside = said
+    return turns
+
+
+def _iterations(messages: Callable[[], list[dict[str, Any]]]) -> tuple[int, Callable[[], list[dict[str, Any]]]]:
+    """`ctx.iterations` of the next model call, and the request's messages (built already, or not).
+
+    Inside ``hookport.execution(...)`` (the application's run: its agent's execution) it is the
+    number of model calls the execution has made before this one, counted here; without one, the
+    model's answers the request's own conversation holds (stateless: the same for a resumed
+    conversation, in any process)."""
+    run = current_execution()
+    if run is None:
+        built = messages()
+        return assistant_turns(built), lambda: built
+    with _CALLS_LOCK:
+        made = _CALLS.get(run, 0)
+        _CALLS[run] = made + 1
+    return made, messages
+
+
+def _context(dialect: Dialect[Any], kwargs: Kwargs) -> LazyMessagesContext:
+    """The request's context; its messages are converted only if a hook reads them (or, with
+    no execution, to count `iterations`)."""
     model = dialect.model_of(kwargs)
+    iterations, messages = _iterations(lambda: dialect.messages(kwargs))
     return LazyMessagesContext(
-        lambda: dialect.messages(kwargs), llm=model, iterations=continuation, framework=dialect.framework,
+        messages, llm=model, iterations=iterations, framework=dialect.framework,
         metadata={"api": dialect.api, "model": model if isinstance(model, str) else None,
                   "stream": bool(kwargs.get("stream")), "tools": kwargs.get("tools"), "kwargs": kwargs},
         **run_fields(),
@@ -290,7 +340,7 @@ def request(dialect: Dialect[Any], ledger: ToolLedger, call: Callable[..., Any],
     exchange: list[Any] = []
     for continuation in range(MAX_CONTINUATIONS + 1):
         sent = dialect.extend(kwargs, exchange) if exchange else kwargs
-        ctx = _context(dialect, sent, continuation)
+        ctx = _context(dialect, sent)
         answer = model_call(ctx, _sender(dialect, call, args, sent, _needs_buffer()), _Shape(dialect, sent))
         calls = dialect.calls(answer)
         review = ledger.review(calls, dialect.api, digest(calls))
@@ -318,7 +368,7 @@ async def arequest(dialect: Dialect[Any], ledger: ToolLedger, call: Callable[...
     exchange: list[Any] = []
     for continuation in range(MAX_CONTINUATIONS + 1):
         sent = dialect.extend(kwargs, exchange) if exchange else kwargs
-        ctx = _context(dialect, sent, continuation)
+        ctx = _context(dialect, sent)
         answer = await amodel_call(ctx, _asender(dialect, call, args, sent, _needs_buffer()),
                                    _Shape(dialect, sent))
         calls = dialect.calls(answer)

@@ -110,10 +110,19 @@ class MCPHarness(Harness):
                 "pii_redacts_what_the_model_and_the_user_see", "pii_block_stops_the_run",
                 "model_call_limit_ends_the_run", "tool_call_limit_end_stops_the_run_as_create_agent_does",
                 "model_retry_reissues_the_request", "user_decorators_before_after_wrap", "user_async_middleware",
+                "after_model_replaces_the_answer_with_remove_message", "wrap_model_call_reads_the_handlers_answer",
             )
         },
         "defence__deny_registered_mid_run": NO_MODEL + " (the scenario registers the deny from a PRE_MODEL_CALL "
         "hook); tests/adversarial/mcp registers it from an earlier tool call of the run",
+        **{
+            f"fields__{scenario}": NO_MODEL + " (ctx.iterations counts model calls, on a model point's context; "
+            "the loop's model here is a plain function no adapter sees)"
+            for scenario in (
+                "iterations_count_model_calls_from_zero", "iteration_guard_stops_an_endless_loop_at_the_limit",
+                "legacy_iteration_guard_returning_false",
+            )
+        },
         "steps": "an MCP client has no steps",
         "turns__once_per_agent_turn": "an MCP client has no agents",
     }
