@@ -87,14 +87,14 @@ class _Call:
 
     __slots__ = ("kwargs", "sent", "lazy", "ctx", "native")
 
-    def __init__(self, instance: Any, kwargs: dict[str, Any], streamed: bool) -> None:
+    def __init__(self, instance: Any, kwargs: dict[str, Any], streamed: bool, iterations: int) -> None:
         run = current_run.get()
         self.kwargs = kwargs
         self.sent = list(kwargs.get("messages") or [])  # as sent: Agno appends the answer to its own list
         self.lazy = LazyView(lambda: Conversation(self.sent))  # made when a hook first reads the messages
         fields = run.fields() if run is not None else {}
         self.ctx = LazyMessagesContext(self.lazy.build, keep_copy=False, llm=instance, framework=FRAMEWORK,
-                                       metadata={"model": instance, "stream": streamed}, **fields)
+                                       iterations=iterations, metadata={"model": instance, "stream": streamed}, **fields)
         self.native: BaseException | None = None
 
     def request(self, ctx: LLMCallHookContext) -> dict[str, Any]:
@@ -119,16 +119,23 @@ def _buffered() -> bool:
     return stream_mode() == "buffered" or has_hooks(ExtensionPoint.WRAP_MODEL_CALL)
 
 
-def _step(kwargs: dict[str, Any]) -> None:
+def _step(kwargs: dict[str, Any]) -> int:
+    """Opens the request's step (when step hooks are registered); returns its ``ctx.iterations``."""
     run = current_run.get()
-    if run is not None and (has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP) or run.step_started is not None):
+    if run is None:
+        return 0
+    if has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP) or run.step_started is not None:
         open_step(run, kwargs.get("messages") or [], run.step_output)
+    return run.next_model_call()
 
 
-async def _astep(kwargs: dict[str, Any]) -> None:
+async def _astep(kwargs: dict[str, Any]) -> int:
     run = current_run.get()
-    if run is not None and (has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP) or run.step_started is not None):
+    if run is None:
+        return 0
+    if has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP) or run.step_started is not None:
         await aopen_step(run, kwargs.get("messages") or [], run.step_output)
+    return run.next_model_call()
 
 
 def _answered(text: str | None) -> None:
@@ -144,13 +151,13 @@ def invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str,
     """``Model._invoke_with_retry(**kwargs)``."""
     if _quiet(kwargs):
         return wrapped(*args, **kwargs)
-    _step(kwargs)
+    iterations = _step(kwargs)
     if not model_hooks_active():
         if not tool_hooks_active():
             return wrapped(*args, **kwargs)
         with MODEL_LAYER.hold():  # the SDK adapter underneath leaves this run's tool calls to us
             return wrapped(*args, **kwargs)
-    call = _Call(instance, kwargs, streamed=False)
+    call = _Call(instance, kwargs, streamed=False, iterations=iterations)
 
     def send(ctx: LLMCallHookContext) -> Any:
         try:
@@ -171,13 +178,13 @@ async def ainvoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: di
     """``Model._ainvoke_with_retry(**kwargs)``."""
     if _quiet(kwargs):
         return await wrapped(*args, **kwargs)
-    await _astep(kwargs)
+    iterations = await _astep(kwargs)
     if not model_hooks_active():
         if not tool_hooks_active():
             return await wrapped(*args, **kwargs)
         with MODEL_LAYER.hold():
             return await wrapped(*args, **kwargs)
-    call = _Call(instance, kwargs, streamed=False)
+    call = _Call(instance, kwargs, streamed=False, iterations=iterations)
 
     async def send(ctx: LLMCallHookContext) -> Any:
         try:
@@ -205,11 +212,11 @@ def invoke_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: di
 
 
 def _stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[Any]:
-    _step(kwargs)
+    iterations = _step(kwargs)
     if not model_hooks_active():
         yield from _held(wrapped(*args, **kwargs), tool_hooks_active())
         return
-    call = _Call(instance, kwargs, streamed=True)
+    call = _Call(instance, kwargs, streamed=True, iterations=iterations)
     if _buffered():
         def drain(ctx: LLMCallHookContext) -> list[Any]:
             try:
@@ -273,12 +280,12 @@ def ainvoke_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: d
 
 
 async def _astream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> AsyncIterator[Any]:
-    await _astep(kwargs)
+    iterations = await _astep(kwargs)
     if not model_hooks_active():
         async for chunk in _aheld(wrapped(*args, **kwargs), tool_hooks_active()):
             yield chunk
         return
-    call = _Call(instance, kwargs, streamed=True)
+    call = _Call(instance, kwargs, streamed=True, iterations=iterations)
     if _buffered():
         async def drain(ctx: LLMCallHookContext) -> list[Any]:
             try:

@@ -40,15 +40,24 @@ class RunState:
     closes at the next request of the same run, or when the run ends.
     """
 
-    __slots__ = ("agent", "name", "iteration", "step_started", "step_output", "parent")
+    __slots__ = ("agent", "name", "iteration", "model_calls", "step_started", "step_output", "parent")
 
     def __init__(self, agent: Any, parent: RunState | None) -> None:
         self.agent = agent
         self.name: str = getattr(agent, "name", None) or getattr(agent, "id", None) or type(agent).__name__
         self.iteration = 0
+        self.model_calls = 0
+        """The model requests this run made so far (``ctx.iterations`` of the next one); a member's
+        or a nested agent's run has its own state, so it counts its own."""
         self.step_started: float | None = None
         self.step_output: Any = None
         self.parent = parent
+
+    def next_model_call(self) -> int:
+        """This request's ``ctx.iterations``: the run's model requests before it, from 0."""
+        calls = self.model_calls
+        self.model_calls = calls + 1
+        return calls
 
     def fields(self) -> dict[str, Any]:
         return {"agent": self.agent, "agent_role": self.name}

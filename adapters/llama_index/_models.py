@@ -19,7 +19,7 @@ from typing import Any
 
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.llama_index._messages import Conversation, message_text, with_text
-from hookport.adapters.llama_index._state import FRAMEWORK, agent_fields
+from hookport.adapters.llama_index._state import FRAMEWORK, agent_fields, next_model_call
 from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active, \
     tool_hooks_active
 from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
@@ -47,6 +47,7 @@ def model_request(position: int) -> Any:
     """The wrapper of an agent method whose argument `position` is the message list."""
 
     async def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        iterations = next_model_call(instance)
         if not model_hooks_active():
             if not tool_hooks_active():
                 return await wrapped(*args, **kwargs)
@@ -57,7 +58,7 @@ def model_request(position: int) -> Any:
         sent = list(messages)  # as sent, should a hook first read them after the call
         lazy = LazyView(lambda: Conversation(sent, getattr(instance, "llm", None)))
         ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=getattr(instance, "llm", None), framework=FRAMEWORK,
-                                  metadata={"stream": "streaming" in wrapped.__name__},
+                                  iterations=iterations, metadata={"stream": "streaming" in wrapped.__name__},
                                   **agent_fields(instance))
 
         async def send(c: LLMCallHookContext) -> Any:

@@ -30,15 +30,25 @@ from hookport.answers import register_answer_type
 from hookport.registry import has_hooks
 from hookport.reentry import is_suppressed
 
-from hookport.adapters.llama_index._state import FRAMEWORK, RunState, agent_fields, current_run
+from hookport.adapters.llama_index._state import FRAMEWORK, RunState, agent_fields, current_run, model_calls
 
 _TURN_POINTS = (boundary.TURN_START, boundary.TURN_END)
 
 
 def run_workflow(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The wrapper of ``Workflow.run(ctx=None, start_event=None, **kwargs)``."""
-    if is_suppressed() or current_run.get() is not None or _resumes(args, kwargs):
+    if is_suppressed() or _resumes(args, kwargs):
         return wrapped(*args, **kwargs)
+    counts = model_calls.set({})  # this run's agents count their own model requests (`_state.next_model_call`)
+    try:
+        if current_run.get() is not None:  # a run nested in another: part of the outer execution
+            return wrapped(*args, **kwargs)
+        return _outermost(wrapped, instance, args, kwargs)
+    finally:
+        model_calls.reset(counts)
+
+
+def _outermost(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     state = RunState()
     token = current_run.set(state)
     try:

@@ -38,3 +38,19 @@ class RunState:
 
 
 current_run: ContextVar[RunState | None] = ContextVar("hookport_llama_index_run", default=None)
+
+
+model_calls: ContextVar[dict[int, int] | None] = ContextVar("hookport_llama_index_model_calls", default=None)
+"""Per agent (by ``id``), the model requests the ``Workflow.run`` in progress made so far. Every run
+sets its own (a run nested in a tool of another run too), and its step tasks copy it from ``run()``,
+so each agent of an ``AgentWorkflow`` and each agent run inside a tool counts its own requests."""
+
+
+def next_model_call(agent: Any) -> int:
+    """A model request of `agent`: its ``ctx.iterations``, the run's requests of that agent before it, from 0."""
+    counts = model_calls.get()
+    if counts is None:
+        return 0
+    calls = counts.get(id(agent), 0)
+    counts[id(agent)] = calls + 1
+    return calls

@@ -25,7 +25,7 @@ from typing import Any
 from hookport.adapters._sync_wraps import call_sequence
 from hookport.adapters.strands._events import drained, event_class
 from hookport.adapters.strands._messages import MessageView, blocks_text, message_with_text
-from hookport.adapters.strands._state import FRAMEWORK, agent_fields, agent_of
+from hookport.adapters.strands._state import FRAMEWORK, agent_fields, agent_of, next_model_call
 from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active, tool_hooks_active
 from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
 from hookport.points import ExtensionPoint
@@ -73,11 +73,12 @@ SHAPE = StrandsAnswerShape()
 
 def model_request(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``stream_messages(...)``: one model request, hooked when a model hook would run."""
+    iterations = next_model_call(agent_of(kwargs.get("invocation_state")))
     if not model_hooks_active():
         if tool_hooks_active():  # the openai adapter underneath leaves the answer's tool calls to us
             return _marked(wrapped(*args, **kwargs))
         return wrapped(*args, **kwargs)
-    return _request(wrapped, args, kwargs)
+    return _request(wrapped, args, kwargs, iterations)
 
 
 async def _marked(events: Any) -> AsyncIterator[Any]:
@@ -97,14 +98,15 @@ async def _marked(events: Any) -> AsyncIterator[Any]:
 _PARAMETERS = ("model", "system_prompt", "messages", "tool_specs")
 
 
-async def _request(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> AsyncIterator[Any]:
+async def _request(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
+                   iterations: int) -> AsyncIterator[Any]:
     bound = dict(zip(_PARAMETERS, args))
     rest = {k: v for k, v in kwargs.items() if k not in _PARAMETERS}
     bound.update({k: v for k, v in kwargs.items() if k in _PARAMETERS})
     sent = list(bound.get("messages") or ())  # as sent: Strands appends the answer to its own list
     lazy = LazyView(lambda: MessageView(sent, bound.get("system_prompt")))
     model = bound.get("model")
-    ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=model, framework=FRAMEWORK,
+    ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=model, framework=FRAMEWORK, iterations=iterations,
                               **agent_fields(agent_of(kwargs.get("invocation_state"))))
 
     async def send(c: LLMCallHookContext) -> ModelAnswer:

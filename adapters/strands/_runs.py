@@ -27,7 +27,7 @@ from typing import Any
 
 from hookport import boundary, registry
 from hookport.adapters.strands._messages import blocks_text, message_with_text
-from hookport.adapters.strands._state import FRAMEWORK, agent_fields
+from hookport.adapters.strands._state import FRAMEWORK, agent_fields, new_invocation
 from hookport.answers import register_answer_type
 from hookport.boundary import Execution, boundary_hooks_active, current_execution, entered, open_execution
 from hookport.errors import HookAborted
@@ -48,6 +48,7 @@ def _turn_hooks() -> bool:
 
 def run_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``Agent.stream_async(prompt, ...)``: a turn of `instance`; the outermost one is the execution."""
+    new_invocation(instance)
     if not registry._global and not registry._open_scopes:  # nothing registered: straight through
         return wrapped(*args, **kwargs)
     outer = current_execution() is None and boundary_hooks_active()

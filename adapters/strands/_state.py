@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 FRAMEWORK = "strands"
@@ -15,3 +16,22 @@ def agent_fields(agent: Any) -> dict[str, Any]:
 def agent_of(invocation_state: Any) -> Any:
     """The agent of a request: Strands puts it in the invocation state of every run."""
     return invocation_state.get("agent") if isinstance(invocation_state, dict) else None
+
+
+_model_calls: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+"""Per agent, the model requests its invocation in progress made so far (Strands runs one invocation
+of an agent at a time; an agent used as a tool is another agent, with its own count)."""
+
+
+def new_invocation(agent: Any) -> None:
+    """``agent`` starts an invocation (``stream_async``): its next model request is its first."""
+    _model_calls.pop(agent, None)
+
+
+def next_model_call(agent: Any) -> int:
+    """A model request of ``agent``: its ``ctx.iterations``, the invocation's requests before it, from 0."""
+    if agent is None:
+        return 0
+    calls = _model_calls.get(agent, 0)
+    _model_calls[agent] = calls + 1
+    return calls
