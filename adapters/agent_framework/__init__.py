@@ -59,7 +59,8 @@ from hookport.registry import has_hooks
 from hookport.decisions import body_layer, body_must_decide
 
 from hookport.adapters.agent_framework._layers import ClientLayersError
-from hookport.adapters.agent_framework._state import ACTIVE, buffered_streaming, set_stream_mode, stream_mode
+from hookport.adapters.agent_framework._state import (ACTIVE, buffered_streaming, current_run, set_stream_mode,
+                                                     stream_mode)
 
 __all__ = ["AgentFrameworkAdapter", "ClientLayersError", "buffered_streaming", "set_stream_mode", "stream_mode"]
 
@@ -92,15 +93,17 @@ def _tool_invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
     return guarded(wrapped, instance, args, kwargs)
 
 
-def _with_ours(points: tuple[Any, ...], middleware_name: str, always: bool = False) -> Any:
+def _with_ours(points: tuple[Any, ...], middleware_name: str, always: bool = False, in_runs: bool = False) -> Any:
     """A wrapper for a client's ``_get_*_middleware_pipeline(middleware)``: hookport's
     middleware joins the list last while a hook for its points is registered, or, with
     `always`, whenever the adapter is installed (the tool pipeline is built once per
-    response, before the tool loop: a deny registered during the run must find it there)."""
+    response, before the tool loop: a deny registered during the run must find it there),
+    or, with `in_runs`, inside every run hookport follows (the chat middleware counts the
+    run's model calls, so ``ctx.iterations`` is right for a model hook registered mid-run)."""
 
     def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if not ACTIVE.on or not always and (not registry._global and not registry._open_scopes
-                                            or not any(has_hooks(p) for p in points)):
+        if not ACTIVE.on or not always and not (in_runs and current_run.get() is not None) and (
+                not registry._global and not registry._open_scopes or not any(has_hooks(p) for p in points)):
             return wrapped(*args, **kwargs)
         from hookport.adapters.agent_framework import _middleware
 
@@ -130,7 +133,7 @@ class AgentFrameworkAdapter(Adapter):
         return (
             Target(_MIDDLEWARE, "AgentMiddlewareLayer.run", _agent_run, _RUN, "async"),
             Target(_MIDDLEWARE, "ChatMiddlewareLayer._get_chat_middleware_pipeline",
-                   _with_ours(MODEL_POINTS, "CHAT_MIDDLEWARE"), MODEL_POINTS, "sync"),
+                   _with_ours(MODEL_POINTS, "CHAT_MIDDLEWARE", in_runs=True), MODEL_POINTS, "sync"),
             Target(_TOOLS, "FunctionInvocationLayer._get_function_middleware_pipeline",
                    _with_ours(TOOL_POINTS, "FUNCTION_MIDDLEWARE", always=True), TOOL_POINTS, "sync"),
             Target(_TOOLS, "FunctionTool.invoke", _tool_invoke, TOOL_POINTS, "async"),
