@@ -16,10 +16,30 @@ from typing import Any
 FRAMEWORK = "autogen"
 
 
+ModelCalls = dict[int, int]
+"""The model calls each agent (by ``id``) has made in one run: ``ctx.iterations``."""
+
+current_counts: ContextVar[ModelCalls | None] = ContextVar("hookport_autogen_model_calls", default=None)
+
+
+@contextmanager
+def counting_in(counts: ModelCalls) -> Iterator[None]:
+    """`counts` is the current run's for one block of work (a run's, nested runs too: an agent
+    run from a tool counts its own; a team's participants share their team run's)."""
+    token = current_counts.set(counts)
+    try:
+        yield
+    finally:
+        try:
+            current_counts.reset(token)
+        except ValueError:  # left from another context (a generator moved between tasks)
+            current_counts.set(None)
+
+
 class TurnState:
     """One ``on_messages_stream`` of one agent: its tool-loop step in progress and its model calls."""
 
-    __slots__ = ("agent", "name", "step_started", "step_output", "model_calls", "error")
+    __slots__ = ("agent", "name", "step_started", "step_output", "model_calls", "counts", "error")
 
     def __init__(self, agent: Any) -> None:
         self.agent = agent
@@ -28,6 +48,8 @@ class TurnState:
         """perf_counter() when the open step began (None: no step open)."""
         self.step_output: Any = None
         self.model_calls = 0
+        """This turn's model calls, the count when the turn runs outside any run (``on_messages``)."""
+        self.counts = current_counts.get()
         self.error: BaseException | None = None
         """An error a tool call's hooks raised, held for the agent's loop to raise (see `hold_error`)."""
 
@@ -41,6 +63,18 @@ class TurnState:
         """
         if self.error is None:
             self.error = error
+
+    def next_call(self) -> int:
+        """``ctx.iterations`` of the model call starting now: the agent's calls before it in the
+        run (a team's participant counts across its turns), counted whatever is registered."""
+        counts = self.counts
+        if counts is None:
+            made, self.model_calls = self.model_calls, self.model_calls + 1
+            return made
+        key = id(self.agent)
+        made = counts.get(key, 0)
+        counts[key] = made + 1
+        return made
 
     def raise_held(self) -> None:
         if self.error is not None:
