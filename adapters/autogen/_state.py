@@ -11,9 +11,23 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeVar
 
 FRAMEWORK = "autogen"
+V = TypeVar("V")
+
+
+@contextmanager
+def holding(var: ContextVar[V | None], value: V | None) -> Iterator[None]:
+    """`var` is `value` for one block of work (never kept across a generator's ``yield``)."""
+    token = var.set(value)
+    try:
+        yield
+    finally:
+        try:
+            var.reset(token)
+        except ValueError:  # left from another context (a generator moved between tasks)
+            var.set(None)
 
 
 ModelCalls = dict[int, int]
@@ -22,18 +36,10 @@ ModelCalls = dict[int, int]
 current_counts: ContextVar[ModelCalls | None] = ContextVar("hookport_autogen_model_calls", default=None)
 
 
-@contextmanager
-def counting_in(counts: ModelCalls) -> Iterator[None]:
+def counting_in(counts: ModelCalls) -> Any:
     """`counts` is the current run's for one block of work (a run's, nested runs too: an agent
     run from a tool counts its own; a team's participants share their team run's)."""
-    token = current_counts.set(counts)
-    try:
-        yield
-    finally:
-        try:
-            current_counts.reset(token)
-        except ValueError:  # left from another context (a generator moved between tasks)
-            current_counts.set(None)
+    return holding(current_counts, counts)
 
 
 class TurnState:
@@ -85,17 +91,9 @@ class TurnState:
 current_turn: ContextVar[TurnState | None] = ContextVar("hookport_autogen_turn", default=None)
 
 
-@contextmanager
-def inside(state: TurnState | None) -> Iterator[None]:
+def inside(state: TurnState | None) -> Any:
     """`state` is the current turn for one block of work."""
-    token = current_turn.set(state)
-    try:
-        yield
-    finally:
-        try:
-            current_turn.reset(token)
-        except ValueError:  # left from another context (a generator moved between tasks)
-            current_turn.set(None)
+    return holding(current_turn, state)
 
 
 def agent_fields(state: TurnState | None, agent_name: str | None = None) -> dict[str, Any]:
@@ -118,16 +116,8 @@ class RunScope:
 current_scope: ContextVar[RunScope | None] = ContextVar("hookport_autogen_run", default=None)
 
 
-@contextmanager
-def in_scope(scope: RunScope) -> Iterator[None]:
-    token = current_scope.set(scope)
-    try:
-        yield
-    finally:
-        try:
-            current_scope.reset(token)
-        except ValueError:
-            current_scope.set(None)
+def in_scope(scope: RunScope) -> Any:
+    return holding(current_scope, scope)
 
 
 def note_abort(error: BaseException) -> None:
