@@ -44,6 +44,9 @@ class RunState:
 
 
 current_run: ContextVar[RunState | None] = ContextVar("hookport_agent_framework_run", default=None)
+in_plain_run: ContextVar[bool] = ContextVar("hookport_agent_framework_plain_run", default=False)
+"""Inside an ``Agent.run`` that started with nothing registered (no `RunState` is kept): a tool
+hook's abort there must still leave the run (`AbortEscape`), not become a tool error."""
 
 
 class AbortEscape(BaseException):
