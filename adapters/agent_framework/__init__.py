@@ -19,10 +19,13 @@ Native or patched, and why. Agent Framework's middleware (``ChatMiddleware``,
 (``context.result``) and abort (raise), with the same shape from 1.0 to 1.23, so
 model and tool points join it: hookport appends one middleware of each kind to
 the pipeline each client assembles (``ChatMiddlewareLayer._get_chat_middleware_pipeline``,
-``FunctionInvocationLayer._get_function_middleware_pipeline``); the function
-middleware joins whenever the adapter is installed, since a response's tool
-pipeline is built before its tool loop and a deny registered during the run must
-find it (idle, it returns at once). That covers every
+``FunctionInvocationLayer._get_function_middleware_pipeline``) while hooks for
+their points are registered (the chat middleware also joins every run hookport
+follows, to count the run's model calls for ``ctx.iterations``). With nothing
+registered the pipelines stay the framework's own; a hook registered during such
+a run applies from the next tool call at the tool body (``FunctionTool.invoke``,
+`_body`): a deny refuses with the same text, an abort after a tool ran leaves
+``Agent.run`` as ``HookAborted`` (`_plain_run`). That covers every
 agent, agents built before ``install()``, and direct ``client.get_response`` calls.
 hookport's middleware comes last, so it runs right around the real request or
 tool body, after the agent's middleware and then the run's (``Agent(middleware=...)``,
@@ -49,7 +52,8 @@ hooks cannot run per request there, so a run on such a client raises
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from hookport.adapters._base import Adapter, InstallReport, Target
@@ -59,7 +63,8 @@ from hookport.registry import has_hooks
 from hookport.decisions import body_layer, body_must_decide
 
 from hookport.adapters.agent_framework._layers import ClientLayersError
-from hookport.adapters.agent_framework._state import ACTIVE, buffered_streaming, set_stream_mode, stream_mode
+from hookport.adapters.agent_framework._state import (ACTIVE, AbortEscape, buffered_streaming, current_run,
+                                                     in_plain_run, set_stream_mode, stream_mode)
 
 __all__ = ["AgentFrameworkAdapter", "ClientLayersError", "buffered_streaming", "set_stream_mode", "stream_mode"]
 
@@ -76,10 +81,43 @@ BODY_LAYER = body_layer("agent-framework")
 
 def _agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if not registry._global and not registry._open_scopes:  # nothing registered: straight through
-        return wrapped(*args, **kwargs)
+        if kwargs.get("stream"):
+            return _plain_stream(wrapped(*args, **kwargs))
+        return _plain_run(wrapped(*args, **kwargs))
     from hookport.adapters.agent_framework._runs import agent_run
 
     return agent_run(wrapped, instance, args, kwargs)
+
+
+async def _plain_run(awaitable: Any) -> Any:
+    """A run begun with nothing registered: a hook registered during it that aborts after a tool
+    ran (reached by the tool body, `_body`) still leaves the run as `HookAborted`."""
+    token = in_plain_run.set(True)
+    try:
+        return await awaitable
+    except AbortEscape as escape:
+        raise escape.aborted from None
+    finally:
+        in_plain_run.reset(token)
+
+
+@contextmanager
+def _plain_pull() -> Iterator[None]:
+    """`_plain_run` for one pull of a streamed run's ``ResponseStream``."""
+    token = in_plain_run.set(True)
+    try:
+        yield
+    except AbortEscape as escape:
+        raise escape.aborted from None
+    finally:
+        in_plain_run.reset(token)
+
+
+def _plain_stream(stream: Any) -> Any:
+    """A streamed run begun with nothing registered, as `_plain_run`, where the release has
+    ``ResponseStream.with_pull_context_manager`` (1.23); before it, such an abort is a tool error."""
+    attach = getattr(stream, "with_pull_context_manager", None)
+    return attach(_plain_pull) if attach is not None else stream
 
 
 def _tool_invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -92,15 +130,15 @@ def _tool_invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
     return guarded(wrapped, instance, args, kwargs)
 
 
-def _with_ours(points: tuple[Any, ...], middleware_name: str, always: bool = False) -> Any:
+def _with_ours(points: tuple[Any, ...], middleware_name: str, in_runs: bool = False) -> Any:
     """A wrapper for a client's ``_get_*_middleware_pipeline(middleware)``: hookport's
     middleware joins the list last while a hook for its points is registered, or, with
-    `always`, whenever the adapter is installed (the tool pipeline is built once per
-    response, before the tool loop: a deny registered during the run must find it there)."""
+    `in_runs`, inside every run hookport follows (the chat middleware counts the run's
+    model calls, so ``ctx.iterations`` is right for a model hook registered mid-run)."""
 
     def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if not ACTIVE.on or not always and (not registry._global and not registry._open_scopes
-                                            or not any(has_hooks(p) for p in points)):
+        if not ACTIVE.on or not (in_runs and current_run.get() is not None) and (
+                not registry._global and not registry._open_scopes or not any(has_hooks(p) for p in points)):
             return wrapped(*args, **kwargs)
         from hookport.adapters.agent_framework import _middleware
 
@@ -130,9 +168,9 @@ class AgentFrameworkAdapter(Adapter):
         return (
             Target(_MIDDLEWARE, "AgentMiddlewareLayer.run", _agent_run, _RUN, "async"),
             Target(_MIDDLEWARE, "ChatMiddlewareLayer._get_chat_middleware_pipeline",
-                   _with_ours(MODEL_POINTS, "CHAT_MIDDLEWARE"), MODEL_POINTS, "sync"),
+                   _with_ours(MODEL_POINTS, "CHAT_MIDDLEWARE", in_runs=True), MODEL_POINTS, "sync"),
             Target(_TOOLS, "FunctionInvocationLayer._get_function_middleware_pipeline",
-                   _with_ours(TOOL_POINTS, "FUNCTION_MIDDLEWARE", always=True), TOOL_POINTS, "sync"),
+                   _with_ours(TOOL_POINTS, "FUNCTION_MIDDLEWARE"), TOOL_POINTS, "sync"),
             Target(_TOOLS, "FunctionTool.invoke", _tool_invoke, TOOL_POINTS, "async"),
         )
 

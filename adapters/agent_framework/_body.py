@@ -20,7 +20,7 @@ from hookport.decisions import body_layer
 from hookport.errors import HookAborted
 
 from hookport.adapters.agent_framework._middleware import FUNCTION_SHAPE, as_dict
-from hookport.adapters.agent_framework._state import FRAMEWORK, AbortEscape, current_run
+from hookport.adapters.agent_framework._state import FRAMEWORK, AbortEscape, current_run, in_plain_run
 
 LAYER = body_layer(FRAMEWORK)
 
@@ -54,6 +54,6 @@ async def guarded(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: di
     try:
         return await atool_call(ctx, body, FUNCTION_SHAPE, layer=LAYER)
     except HookAborted as aborted:
-        if run is None:  # outside an agent run: nothing unwraps the escape
+        if run is None and not in_plain_run.get():  # outside an agent run: nothing unwraps the escape
             raise
         raise AbortEscape(aborted) from None

@@ -96,8 +96,11 @@ class HookportChatMiddleware(ChatMiddleware):
             await call_next()
             return
         run = current_run.get()
-        if run is not None and _steps_wanted():
-            await next_step(run, context.messages)
+        iterations = 0
+        if run is not None:  # this agent's model calls before this one, from 0 (steps or not)
+            iterations, run.model_calls = run.model_calls, run.model_calls + 1
+            if _steps_wanted():
+                await next_step(run, context.messages)
         if not model_hooks_active():
             await call_next()
             return
@@ -106,7 +109,7 @@ class HookportChatMiddleware(ChatMiddleware):
         view = LazyView(lambda: MessageView(sent))
         ctx = LazyMessagesContext(view.build, keep_copy=False, llm=context.client, agent=run.agent if run else None,
                                   agent_role=run.name if run else None, framework=FRAMEWORK,
-                                  iterations=run.iteration if run else 0)
+                                  iterations=iterations)
         if context.stream:
             await _streamed(context, call_next, ctx, view, originals)
             return

@@ -27,20 +27,26 @@ ACTIVE = Switch()
 
 
 class RunState:
-    """One ``Agent.run``: its agent, the tool-loop iteration in progress, and an abort
-    a tool hook raised where the framework would have turned it into a tool error."""
+    """One ``Agent.run``: its agent, the model calls it has made (``ctx.iterations``: counted
+    whether or not step hooks are registered), the tool-loop step in progress (numbered from 1,
+    only kept while step hooks are registered), and an abort a tool hook raised where the
+    framework would have turned it into a tool error."""
 
-    __slots__ = ("agent", "name", "iteration", "step_started", "abort")
+    __slots__ = ("agent", "name", "model_calls", "iteration", "step_started", "abort")
 
     def __init__(self, agent: Any) -> None:
         self.agent = agent
         self.name: str = getattr(agent, "name", None) or type(agent).__name__
+        self.model_calls = 0
         self.iteration = 0
         self.step_started: float | None = None
         self.abort: HookAborted | None = None
 
 
 current_run: ContextVar[RunState | None] = ContextVar("hookport_agent_framework_run", default=None)
+in_plain_run: ContextVar[bool] = ContextVar("hookport_agent_framework_plain_run", default=False)
+"""Inside an ``Agent.run`` that started with nothing registered (no `RunState` is kept): a tool
+hook's abort there must still leave the run (`AbortEscape`), not become a tool error."""
 
 
 class AbortEscape(BaseException):

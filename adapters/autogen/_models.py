@@ -79,15 +79,11 @@ def _tool_names(tools: Any) -> list[Any]:
     return [t.get("name") if isinstance(t, dict) else getattr(t, "name", None) for t in tools or ()]
 
 
-def _context(client: Any, messages: Any, kwargs: Kwargs, state: TurnState | None,
-             stream: bool) -> tuple[LazyMessagesContext, LazyView[Conversation]]:
+def _context(client: Any, messages: Any, kwargs: Kwargs, state: TurnState | None, stream: bool,
+             iterations: int) -> tuple[LazyMessagesContext, LazyView[Conversation]]:
     """The request's context; its `Conversation` (the dicts hooks see) is made when a hook reads them."""
     sent = list(messages)  # as sent, should a hook first read them after the call
     lazy = LazyView(lambda: Conversation(sent))
-    iterations = 0
-    if state is not None:
-        iterations = state.model_calls
-        state.model_calls += 1
     info = getattr(client, "model_info", None)
     ctx = LazyMessagesContext(
         lazy.build,
@@ -116,14 +112,16 @@ def _messages_for(messages: Any, lazy: LazyView[Conversation], ctx: LLMCallHookC
 
 async def _create(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> Any:
     state = current_turn.get()
+    iterations = 0
     if state is not None:
         state.raise_held()
+        iterations = state.next_call()
     await open_step(state, messages)
     if not model_hooks_active():
         with MODEL_LAYER.hold():
             result = await client.create(messages, *args, **kwargs)
     else:
-        ctx, lazy = _context(client, messages, kwargs, state, stream=False)
+        ctx, lazy = _context(client, messages, kwargs, state, False, iterations)
 
         async def send(c: LLMCallHookContext) -> Any:
             with MODEL_LAYER.hold():  # also when a worker thread's wrap hook sends it back to this loop
@@ -156,8 +154,10 @@ async def _held(stream: Any) -> AsyncIterator[Any]:
 
 async def _create_stream(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> AsyncIterator[Any]:
     state = current_turn.get()
+    iterations = 0
     if state is not None:
         state.raise_held()
+        iterations = state.next_call()
     await open_step(state, messages)
     if not model_hooks_active():
         async for item in _held(client.create_stream(messages, *args, **kwargs)):
@@ -165,7 +165,7 @@ async def _create_stream(client: Any, messages: Any, args: Args, kwargs: Kwargs)
                 state.step_output = item
             yield item
         return
-    ctx, lazy = _context(client, messages, kwargs, state, stream=True)
+    ctx, lazy = _context(client, messages, kwargs, state, True, iterations)
 
     def open_stream(c: LLMCallHookContext) -> Any:
         return client.create_stream(_messages_for(messages, lazy, c), *args, **kwargs)

@@ -27,7 +27,8 @@ from hookport.boundary import AGENT_TURN, TURN_END, TURN_START, Execution, apost
     open_execution
 from hookport.registry import has_hooks
 
-from hookport.adapters.autogen._state import FRAMEWORK, RunScope, TurnState, in_scope, inside, note_abort, surfaced
+from hookport.adapters.autogen._state import (FRAMEWORK, ModelCalls, RunScope, TurnState, counting_in, in_scope,
+                                              inside, note_abort, surfaced)
 from hookport.errors import HookAborted
 from hookport.adapters.autogen._runtime import carrying
 from hookport.adapters.autogen._steps import close_step
@@ -110,12 +111,13 @@ def _register_answer_type() -> None:
 
 async def _run(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     run = open_execution(FRAMEWORK, **_fields(instance))
-    if run is None:
-        return await wrapped(*args, **kwargs)
+    if run is None:  # nested (an agent run from a tool): its agents' model calls are counted afresh
+        with counting_in({}):
+            return await wrapped(*args, **kwargs)
     _register_answer_type()
     scope = RunScope()
     try:
-        with in_scope(scope):
+        with in_scope(scope), counting_in({}):
             kwargs["task"] = await run.abegin(kwargs.get("task"))
             result = await wrapped(*args, **kwargs)
             return await run.asucceed(result)
@@ -145,20 +147,28 @@ def _is_task_result(item: Any) -> bool:
 
 async def _stream(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> AsyncIterator[Any]:
     run: Execution | None = open_execution(FRAMEWORK, **_fields(instance))
-    if run is None:
-        async with aclosing(wrapped(*args, **kwargs)) as inner:
-            async for item in inner:
+    counts: ModelCalls = {}  # this run's model calls per agent (`TurnState.next_call`)
+    if run is None:  # nested: current only while this generator works, as below
+        with counting_in(counts):
+            inner = wrapped(*args, **kwargs)
+        async with aclosing(inner):
+            while True:
+                with counting_in(counts):
+                    try:
+                        item = await inner.__anext__()
+                    except StopAsyncIteration:
+                        break
                 yield item
         return
     _register_answer_type()
     scope = RunScope()
     try:
-        with entered(run), in_scope(scope):  # current only while this generator works
+        with entered(run), in_scope(scope), counting_in(counts):  # current only while this generator works
             kwargs["task"] = await run.abegin(kwargs.get("task"))
             inner = wrapped(*args, **kwargs)
         try:
             while True:
-                with entered(run), in_scope(scope):
+                with entered(run), in_scope(scope), counting_in(counts):
                     try:
                         item = await inner.__anext__()
                     except StopAsyncIteration:

@@ -11,15 +11,41 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, TypeVar
 
 FRAMEWORK = "autogen"
+V = TypeVar("V")
+
+
+@contextmanager
+def holding(var: ContextVar[V | None], value: V | None) -> Iterator[None]:
+    """`var` is `value` for one block of work (never kept across a generator's ``yield``)."""
+    token = var.set(value)
+    try:
+        yield
+    finally:
+        try:
+            var.reset(token)
+        except ValueError:  # left from another context (a generator moved between tasks)
+            var.set(None)
+
+
+ModelCalls = dict[int, int]
+"""The model calls each agent (by ``id``) has made in one run: ``ctx.iterations``."""
+
+current_counts: ContextVar[ModelCalls | None] = ContextVar("hookport_autogen_model_calls", default=None)
+
+
+def counting_in(counts: ModelCalls) -> Any:
+    """`counts` is the current run's for one block of work (a run's, nested runs too: an agent
+    run from a tool counts its own; a team's participants share their team run's)."""
+    return holding(current_counts, counts)
 
 
 class TurnState:
     """One ``on_messages_stream`` of one agent: its tool-loop step in progress and its model calls."""
 
-    __slots__ = ("agent", "name", "step_started", "step_output", "model_calls", "error")
+    __slots__ = ("agent", "name", "step_started", "step_output", "model_calls", "counts", "error")
 
     def __init__(self, agent: Any) -> None:
         self.agent = agent
@@ -28,6 +54,8 @@ class TurnState:
         """perf_counter() when the open step began (None: no step open)."""
         self.step_output: Any = None
         self.model_calls = 0
+        """This turn's model calls, the count when the turn runs outside any run (``on_messages``)."""
+        self.counts = current_counts.get()
         self.error: BaseException | None = None
         """An error a tool call's hooks raised, held for the agent's loop to raise (see `hold_error`)."""
 
@@ -42,6 +70,18 @@ class TurnState:
         if self.error is None:
             self.error = error
 
+    def next_call(self) -> int:
+        """``ctx.iterations`` of the model call starting now: the agent's calls before it in the
+        run (a team's participant counts across its turns), counted whatever is registered."""
+        counts = self.counts
+        if counts is None:
+            made, self.model_calls = self.model_calls, self.model_calls + 1
+            return made
+        key = id(self.agent)
+        made = counts.get(key, 0)
+        counts[key] = made + 1
+        return made
+
     def raise_held(self) -> None:
         if self.error is not None:
             error, self.error = self.error, None
@@ -51,17 +91,9 @@ class TurnState:
 current_turn: ContextVar[TurnState | None] = ContextVar("hookport_autogen_turn", default=None)
 
 
-@contextmanager
-def inside(state: TurnState | None) -> Iterator[None]:
+def inside(state: TurnState | None) -> Any:
     """`state` is the current turn for one block of work."""
-    token = current_turn.set(state)
-    try:
-        yield
-    finally:
-        try:
-            current_turn.reset(token)
-        except ValueError:  # left from another context (a generator moved between tasks)
-            current_turn.set(None)
+    return holding(current_turn, state)
 
 
 def agent_fields(state: TurnState | None, agent_name: str | None = None) -> dict[str, Any]:
@@ -84,16 +116,8 @@ class RunScope:
 current_scope: ContextVar[RunScope | None] = ContextVar("hookport_autogen_run", default=None)
 
 
-@contextmanager
-def in_scope(scope: RunScope) -> Iterator[None]:
-    token = current_scope.set(scope)
-    try:
-        yield
-    finally:
-        try:
-            current_scope.reset(token)
-        except ValueError:
-            current_scope.set(None)
+def in_scope(scope: RunScope) -> Any:
+    return holding(current_scope, scope)
 
 
 def note_abort(error: BaseException) -> None:

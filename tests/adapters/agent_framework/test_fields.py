@@ -1,0 +1,149 @@
+"""``ctx.iterations`` and the refusal text on Agent Framework (issue 29): the model calls this
+agent's run made before this one, from 0, whatever else is registered; a refusal the model
+reads names the tool, is bound to its call id and carries the reason."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+pytest.importorskip("agent_framework")
+
+from agent_framework import Agent  # noqa: E402
+
+from hookport import HookAborted, InterceptionPoint, on, unregister_hook  # noqa: E402
+from hookport.compat.crewai import before_tool_call  # noqa: E402
+from tests.adapters.agent_framework.harness import (  # noqa: E402
+    INSTRUCTIONS,
+    ScriptedChatClient,
+    build_agent,
+    counting_tools,
+)
+from tests.conformance.harness import Turn, number_tool_calls  # noqa: E402
+
+P = InterceptionPoint
+
+
+def three_calls() -> list[Turn]:
+    return [Turn.call("add_numbers", a=1, b=2), Turn.call("add_numbers", a=3, b=4), Turn.final("done")]
+
+
+def run(agent: Agent, stream: bool = False) -> Any:
+    async def go() -> Any:
+        if not stream:
+            return await agent.run("go")
+        response = agent.run("go", stream=True)
+        async for _ in response:
+            pass
+        return await response.get_final_response()
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["run", "stream"])
+def test_iterations_from_zero_with_step_hooks_registered(harness: Any, stream: bool) -> None:
+    """Before: with a step hook registered the count was the 1-based step number."""
+    seen: list[int] = []
+    steps: list[str] = []
+
+    @on(P.PRE_STEP)
+    def step(ctx: Any) -> None:
+        steps.append(ctx.step_name)
+
+    @on(P.PRE_MODEL_CALL)
+    def record(ctx: Any) -> None:
+        seen.append(ctx.iterations)
+
+    run(build_agent("alpha", three_calls(), [], []), stream)
+    assert seen == [0, 1, 2]
+    assert steps == ["alpha iteration 1", "alpha iteration 2", "alpha iteration 3"]  # step names keep their numbers
+
+
+def test_iterations_without_step_hooks(harness: Any) -> None:
+    """Before: without step hooks the count never moved from 0."""
+    seen: list[int] = []
+
+    @on(P.PRE_MODEL_CALL)
+    def record(ctx: Any) -> None:
+        seen.append(ctx.iterations)
+
+    run(build_agent("alpha", three_calls(), [], []))
+    assert seen == [0, 1, 2]
+
+
+def test_a_model_hook_registered_mid_run_reads_the_calls_already_made(harness: Any) -> None:
+    """Counted whether or not a model hook was there: a hook that joins during the run
+    (from a tool hook) reads the run's true count at the next request."""
+    seen: list[int] = []
+
+    def record(ctx: Any) -> None:
+        seen.append(ctx.iterations)
+
+    @on(P.POST_TOOL_CALL)
+    def join(ctx: Any) -> None:
+        if not seen:
+            on(P.PRE_MODEL_CALL)(record)
+
+    try:
+        run(build_agent("alpha", three_calls(), [], []))
+    finally:
+        unregister_hook(P.PRE_MODEL_CALL, record)
+    assert seen == [1, 2]
+
+
+def test_each_agent_counts_its_own_calls_agent_as_tool(harness: Any) -> None:
+    """``agent.as_tool()``: the sub-agent's run is an execution of its own, counted from 0;
+    the parent's count goes on where it was."""
+    seen: list[tuple[str, int]] = []
+
+    @on(P.PRE_MODEL_CALL)
+    def record(ctx: Any) -> None:
+        seen.append((ctx.agent_role, ctx.iterations))
+
+    requests: list[Any] = []
+    sub = build_agent("helper", three_calls(), requests, [])
+    client = ScriptedChatClient(number_tool_calls([Turn.call("add_numbers", a=1, b=1),
+                                                   Turn.call("helper", task="add things"), Turn.final("done")]),
+                                requests)
+    parent = Agent(client, name="boss", instructions=INSTRUCTIONS,
+                   tools=[*counting_tools([]), sub.as_tool()])
+    run(parent)
+    assert seen == [("boss", 0), ("boss", 1), ("helper", 0), ("helper", 1), ("helper", 2), ("boss", 2)]
+
+
+def test_a_second_run_counts_from_zero_again(harness: Any) -> None:
+    seen: list[int] = []
+
+    @on(P.PRE_MODEL_CALL)
+    def record(ctx: Any) -> None:
+        seen.append(ctx.iterations)
+
+    agent = build_agent("alpha", [*three_calls(), Turn.final("again")], [], [])
+    run(agent)
+    run(agent)
+    assert seen == [0, 1, 2, 0]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["run", "stream"])
+@pytest.mark.parametrize("dialect", ["abort", "legacy"])
+def test_the_refusal_the_model_reads(harness: Any, stream: bool, dialect: str) -> None:
+    if dialect == "abort":
+        @on(P.PRE_TOOL_CALL, tools=["purge_records"])
+        def refuse(ctx: Any) -> None:
+            raise HookAborted(reason="purging needs a change ticket", source="policy")
+        reason = "purging needs a change ticket"
+    else:
+        @before_tool_call
+        def refuse_legacy(ctx: Any) -> Any:
+            return False if ctx.tool_name == "purge_records" else None
+        reason = "before_tool_call hook returned False"
+
+    requests: list[Any] = []
+    runs: list[Any] = []
+    run(build_agent("alpha", [Turn.call("purge_records", table="users"), Turn.final("done")], requests, runs),
+        stream)
+    assert runs == []
+    assert requests[-1][-1] == {"role": "tool", "tool_call_id": "call_1",
+                                "content": f"Error: Tool call purge_records was refused: {reason}"}
