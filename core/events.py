@@ -69,8 +69,24 @@ def unsubscribe(fn: Subscriber) -> bool:
 
 
 def emit(event: HookDispatchedEvent) -> None:
+    event = _scrubbed(event)
     for fn in subscribers:
         try:
             fn(event)
         except Exception:  # a telemetry sink must never break a run
             logger.exception("hookport event subscriber %r failed", fn)
+
+
+def _scrubbed(event: HookDispatchedEvent) -> HookDispatchedEvent:
+    """The event with every registered redaction applied to the texts hooks wrote into it."""
+    if event.abort_reason is None and event.error is None:
+        return event
+    from hookport.redaction import active_redactions, scrub
+
+    rules = active_redactions()
+    if not rules:
+        return event
+    return event.model_copy(update={
+        "abort_reason": None if event.abort_reason is None else scrub(event.abort_reason, rules),
+        "error": None if event.error is None else scrub(event.error, rules),
+    })

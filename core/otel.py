@@ -31,7 +31,7 @@ hookport.timed_out_hooks    hooks that ran past their time limit
 ==========================  ====================================================
 
 Every text attribute goes through the registered ``[[redact]]`` rules first
-(hookport.policy.redactions): a value a policy redacts never leaves in a span.
+(hookport.redaction): a value a policy redacts never leaves in a span.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from time import time_ns
 from typing import Any
 
 from hookport import events
-from hookport.policy.redactions import active_redactions, scrub
+from hookport.redaction import active_redactions, scrub
 
 OPERATION_BY_POINT = {
     "pre_model_call": "chat",

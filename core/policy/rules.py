@@ -92,7 +92,7 @@ def redact(rule: RedactRule, source: str) -> list[CompiledHook]:
 
     def redacting(name: str, body: Callable[[Any], Any]) -> PolicyHook:
         hook = PolicyHook(f"{source}:{name}", body)
-        hook.redaction = (pattern, replacement)  # read by hookport.policy.redactions (exported texts)
+        hook.redaction = (pattern, replacement)  # read by hookport.redaction (exported texts)
         return hook
 
     if "model_answers" in rule.in_:
