@@ -5,7 +5,7 @@ dispatcher (``_native``). Earlier releases have only the four legacy hook
 families: hookport attaches at those seams and wraps the crew, flow, task and
 flow-method call sites with wrapt (``_legacy``). Either way a hookport hook
 fires once per logical call, a refused tool follows crewai's convention
-(``Tool execution blocked by hook. Tool: <name>``, the run goes on), and an
+(``Tool execution blocked by hook. Tool: <name>. Reason: <reason>``, the run goes on), and an
 abort leaves ``kickoff()`` at once on every release (``_aborts``).
 
     from hookport import adapters

@@ -275,7 +275,7 @@ def before_tool_hooks(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs
 def after_tool_hooks(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``tool_hooks.run_after_tool_call_hooks(context) -> result``: crewai's hooks, then hookport's."""
     result = wrapped(*args, **kwargs)
-    if wrapped_twice(wrapped) or not has_hooks(P.POST_TOOL_CALL):
+    if wrapped_twice(wrapped) or not tool_points_active():
         return result
     native = _hook_context(args, kwargs)
     replaced = post_tool(native)

@@ -235,7 +235,7 @@ def test_refusal_by_hookport_carries_the_hooks_abort(harness: CrewAIHarness) -> 
     posts = collect(P.POST_TOOL_CALL)
     harness.run(tool_then_answer("purge_records")).raise_error()
     assert len(posts) == 1 and posts[0].refused and posts[0].refusal is denied
-    assert posts[0].tool_result == BLOCKED and posts[0].duration_ms == 0.0
+    assert posts[0].tool_result == f"{BLOCKED}. Reason: purging is not allowed" and posts[0].duration_ms == 0.0
 
 
 # -- async hooks ---------------------------------------------------------------------------------------------
