@@ -5,7 +5,7 @@ dispatcher (``_native``). Earlier releases have only the four legacy hook
 families: hookport attaches at those seams and wraps the crew, flow, task and
 flow-method call sites with wrapt (``_legacy``). Either way a hookport hook
 fires once per logical call, a refused tool follows crewai's convention
-(``Tool execution blocked by hook. Tool: <name>``, the run goes on), and an
+(``Tool execution blocked by hook. Tool: <name>. Reason: <reason>``, the run goes on), and an
 abort leaves ``kickoff()`` at once on every release (``_aborts``).
 
     from hookport import adapters
@@ -155,14 +155,17 @@ class CrewAIAdapter(Adapter):
         targets = [Target("crewai.agent.core", "Agent.execute_task", refuse, ALL_POINTS)]
         if _source_has("agent/core.py", "async def aexecute_task("):
             targets.append(Target("crewai.agent.core", "Agent.aexecute_task", refuse, ALL_POINTS, mode="async"))
+        agent_entry = agent_turn(entry_point(execution="own" if native else None))
         if _source_has("agent/core.py", "    def kickoff("):
-            targets.append(Target("crewai.agent.core", "Agent.kickoff", agent_turn(entry_point()), ALL_POINTS))
+            targets.append(Target("crewai.agent.core", "Agent.kickoff", agent_entry, ALL_POINTS))
+        if _source_has("agent/core.py", "    async def kickoff_async("):
+            targets.append(Target("crewai.agent.core", "Agent.kickoff_async", agent_entry, ALL_POINTS, mode="async"))
         if _source_has("agent/core.py", "    async def akickoff("):
-            targets.append(Target("crewai.agent.core", "Agent.akickoff", agent_turn(entry_point()), ALL_POINTS, mode="async"))
+            targets.append(Target("crewai.agent.core", "Agent.akickoff", agent_entry, ALL_POINTS, mode="async"))
         if native:
             from hookport.adapters.crewai._native import end_after_failure
 
-            run_entry = entry_point(on_failure=end_after_failure)
+            run_entry = entry_point(on_failure=end_after_failure, execution="mark")
             targets += [
                 Target("crewai.crew", "Crew.kickoff", run_entry, ALL_POINTS),
                 Target("crewai.crew", "Crew.akickoff", run_entry, ALL_POINTS, mode="async"),

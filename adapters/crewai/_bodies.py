@@ -8,7 +8,7 @@ tool's body calls, an app's own node. The execution methods every one of them en
 in (``BaseTool.run`` / ``arun``, ``Tool.run``, ``CrewStructuredTool.invoke`` /
 ``ainvoke``, wrapped by ``_calls``) ask here when the PRE bridge left no call for
 them: a call no layer decided dispatches PRE_TOOL_CALL itself and answers a refusal
-with crewai's text, ``Tool execution blocked by hook. Tool: <name>``.
+with crewai's text and the reason, ``Tool execution blocked by hook. Tool: <name>. Reason: <reason>``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 from hookport.calls import ToolShape, atool_call, tool_call
 from hookport.contexts import ToolCallHookContext
 from hookport.decisions import body_layer, body_must_decide, decided_outside
-from hookport.errors import HookAborted
+from hookport.errors import HookAborted, ToolCallBlocked
 from hookport.registry import sanitize_tool_name
 
 from hookport.adapters.crewai._contexts import FRAMEWORK
@@ -29,11 +29,22 @@ BLOCKED = "Tool execution blocked by hook. Tool: {name}"
 """crewai's text for a refused tool."""
 
 
+def blocked_text(name: str, refusal: HookAborted | None) -> str:
+    """What the model reads for a tool hookport refused: crewai's sentence (ported hooks and tests
+    match on it), then the hook's reason: ``Tool execution blocked by hook. Tool: <name>. Reason: <reason>``.
+    A CrewAI-style ``return False`` gives no reason: the model reads crewai's sentence alone, as on crewai."""
+    text = BLOCKED.format(name=name)
+    reason = getattr(refusal, "reason", None)
+    if not reason or (isinstance(refusal, ToolCallBlocked) and reason == ToolCallBlocked.MESSAGE):
+        return text
+    return f"{text}. Reason: {reason}"
+
+
 class CrewBodyShape(ToolShape[Any]):
     """A tool's raw answer; a refusal is crewai's own text (the run goes on)."""
 
     def refusal_text(self, ctx: ToolCallHookContext, refusal: HookAborted) -> str:
-        return BLOCKED.format(name=ctx.tool_name)
+        return blocked_text(ctx.tool_name, refusal)
 
 
 SHAPE = CrewBodyShape()

@@ -344,12 +344,13 @@ def _refuse(ctx: ToolCallHookContext, refusal: HookAborted, name: str) -> None:
     ctx.refused = True
     ctx.refusal = refusal
     ctx.duration_ms = 0.0
-    ctx.tool_result = BLOCKED.format(name=name)
+    ctx.tool_result = _bodies.blocked_text(name, refusal)
 
 
 def pre_tool(native: Any) -> Any:
     """crewai's PRE_TOOL_CALL hook list ends with this. Returns False to refuse: crewai then
-    answers ``Tool execution blocked by hook. Tool: <name>`` and the tool never runs."""
+    answers ``Tool execution blocked by hook. Tool: <name>`` and the tool never runs; POST
+    (`post_tool`) replaces that with the same sentence followed by the hook's reason."""
     ctx = tool_context_from_native(native)
     ctx.wrappable = True  # the tool's body runs through `tool_run`, inside the wrap hooks
     call = _ToolCall(ctx, getattr(native, "tool_input", None))
@@ -371,12 +372,31 @@ def _call_for(native: Any) -> _ToolCall | None:
     return call
 
 
+def _with_reason(call: _ToolCall | None, native: Any) -> str | None:
+    """The refusal text the model reads for a call hookport's PRE refused: crewai wrote its own
+    sentence (no reason) into the after-hook context; hookport's carries the reason."""
+    if call is None or not call.ctx.refused:
+        return None
+    result = getattr(native, "tool_result", None)
+    if not (isinstance(result, str) and result.startswith("Tool execution blocked by hook.")):
+        return None
+    text = call.ctx.tool_result if isinstance(call.ctx.tool_result, str) else result
+    for field in ("tool_result", "raw_tool_result"):
+        try:
+            setattr(native, field, text)
+        except (AttributeError, TypeError):
+            pass
+    return text
+
+
 def post_tool(native: Any) -> Any:
-    """crewai's POST_TOOL_CALL hook list ends with this: the context PRE saw, with the result."""
+    """crewai's POST_TOOL_CALL hook list ends with this: the context PRE saw, with the result.
+    For a call hookport refused, the result is the refusal with its reason (even with no POST hook)."""
     call = _call_for(native)
     _pending.set(None)
+    reasoned = _with_reason(call, native)
     if not has_hooks(P.POST_TOOL_CALL):
-        return None
+        return reasoned
     original = getattr(native, "tool_result", None)
     if call is None:
         ctx = tool_context_from_native(native)
@@ -390,7 +410,9 @@ def post_tool(native: Any) -> Any:
         ctx.tool_result = original
         ctx.raw_tool_result = getattr(native, "raw_tool_result", original)
     ctx = run_chain(P.POST_TOOL_CALL, ctx)
-    return ctx.tool_result if ctx.tool_result is not original else None
+    if ctx.tool_result is not original or reasoned is not None:
+        return ctx.tool_result
+    return None
 
 
 def _mark_crewai_refusal(ctx: ToolCallHookContext, native: Any, result: Any) -> None:

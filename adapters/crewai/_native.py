@@ -41,7 +41,7 @@ from hookport.adapters.crewai._calls import (
     wrapped_twice,
 )
 from hookport.adapters.crewai._chain import run_chain, run_quietly
-from hookport.adapters.crewai._runs import nested_run
+from hookport.adapters.crewai._runs import nested_run, owns_boundaries
 from hookport.adapters.crewai._contexts import FRAMEWORK
 from hookport.contexts import ExecutionEndContext
 from hookport.errors import HookAborted
@@ -138,8 +138,9 @@ def _boundary(point: InterceptionPoint) -> Bridge:
     def bridge(native: Any) -> Any:
         if belongs_to_outer_run(point, native):
             return None
-        if point in EXECUTION_BOUNDARY_POINTS and nested_run():
-            return None  # a crew or flow started inside the outermost run: not an execution of its own
+        if point in EXECUTION_BOUNDARY_POINTS and (nested_run() or owns_boundaries()):
+            return None  # a crew or flow started inside the outermost run (or a run whose boundaries
+            # hookport dispatches itself): not an execution of its own
         duration = _duration(point, native) if point in _TIMED else None
         if point is P.EXECUTION_END:
             _open_runs.discard(id(_owner(native)))
@@ -275,7 +276,7 @@ def before_tool_hooks(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs
 def after_tool_hooks(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``tool_hooks.run_after_tool_call_hooks(context) -> result``: crewai's hooks, then hookport's."""
     result = wrapped(*args, **kwargs)
-    if wrapped_twice(wrapped) or not has_hooks(P.POST_TOOL_CALL):
+    if wrapped_twice(wrapped) or not tool_points_active():
         return result
     native = _hook_context(args, kwargs)
     replaced = post_tool(native)

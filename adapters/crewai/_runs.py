@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextvars
 import inspect
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -30,7 +31,8 @@ from typing import Any
 from hookport.adapters.crewai._aborts import checkpoint
 from hookport.adapters.crewai._chain import arun_chain, run_chain
 from hookport.adapters.crewai._contexts import FRAMEWORK
-from hookport.boundary import AGENT_TURN, TURN_END, TURN_START
+from hookport.boundary import AGENT_TURN, TURN_END, TURN_START, Execution, current_execution
+from hookport.boundary import entered as entered_execution
 from hookport.contexts import StepContext
 from hookport.registry import has_hooks
 
@@ -74,17 +76,82 @@ def _reset(var: ContextVar[Any], token: contextvars.Token[Any], value: Any) -> N
         var.set(value)
 
 
-def entry_point(on_failure: Callable[[Any, BaseException], None] | None = None) -> Wrapped:
-    """A kickoff: the outermost-run mark, and the abort checkpoint of `_aborts`."""
+_owned: weakref.WeakSet[Execution] = weakref.WeakSet()
+"""Runs whose boundaries hookport dispatches itself (a standalone ``Agent.kickoff`` on crewai >= 1.15.19,
+which dispatches none): the native boundary bridge leaves crewai's (older releases') dispatches of them alone."""
+
+
+def owns_boundaries() -> bool:
+    run = current_execution()
+    return run is not None and run in _owned
+
+
+def _with_messages(args: tuple[Any, ...], kwargs: dict[str, Any], messages: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    if args:
+        return (messages, *args[1:]), kwargs
+    return args, {**kwargs, "messages": messages}
+
+
+def _messages(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return args[0] if args else kwargs.get("messages")
+
+
+def entry_point(on_failure: Callable[[Any, BaseException], None] | None = None, *,
+                execution: str | None = None) -> Wrapped:
+    """A kickoff: the outermost-run mark, and the abort checkpoint of `_aborts`.
+
+    `execution` (crewai >= 1.15.3, where crewai dispatches the boundaries): ``"mark"`` makes the
+    outermost run a hookport execution (per-run state, e.g. the LangChain dialect's ``run_limit``,
+    is keyed by it) while crewai dispatches its boundaries; ``"own"`` (a standalone
+    ``Agent.kickoff``, for which crewai dispatches none) also dispatches EXECUTION_START, INPUT,
+    OUTPUT and EXECUTION_END (``failed`` once when the run raises)."""
     check = checkpoint(on_failure=on_failure)
+
+    def _open(instance: Any) -> Execution | None:
+        if execution is None or current_execution() is not None or nested_run():
+            return None
+        run = Execution(FRAMEWORK, {"agent": instance} if execution == "own" else {})
+        if execution == "own":
+            _owned.add(run)
+        return run
 
     def sync_wrapper(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         with entered(instance):
-            return check(wrapped, instance, args, kwargs)
+            run = _open(instance)
+            if run is None:
+                return check(wrapped, instance, args, kwargs)
+            if execution == "mark":
+                with entered_execution(run):
+                    return check(wrapped, instance, args, kwargs)
+            try:
+                messages = run.begin(_messages(args, kwargs))
+                args, kwargs = _with_messages(args, kwargs, messages)
+                output = check(wrapped, instance, args, kwargs)
+                return run.succeed(output)
+            except BaseException as error:
+                run.fail(error)
+                raise
+            finally:
+                run.close()
 
     async def async_wrapper(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         with entered(instance):
-            return await check(wrapped, instance, args, kwargs)
+            run = _open(instance)
+            if run is None:
+                return await check(wrapped, instance, args, kwargs)
+            if execution == "mark":
+                with entered_execution(run):
+                    return await check(wrapped, instance, args, kwargs)
+            try:
+                messages = await run.abegin(_messages(args, kwargs))
+                args, kwargs = _with_messages(args, kwargs, messages)
+                output = await check(wrapped, instance, args, kwargs)
+                return await run.asucceed(output)
+            except BaseException as error:
+                await run.afail(error)
+                raise
+            finally:
+                run.close()
 
     def choose(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if inspect.iscoroutinefunction(wrapped):

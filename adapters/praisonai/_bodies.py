@@ -6,8 +6,8 @@ tool class whose method every path goes through, so the functions themselves are
 guarded where PraisonAI is handed them: ``Agent(tools=[...])`` (``Agent.__init__``).
 A guarded function reached with no decision for its call (a route past
 ``execute_tool``, a workflow step, a future release's new path) dispatches
-PRE_TOOL_CALL itself and answers a refusal with PraisonAI's text, ``Execution of
-<tool> was blocked by security policy.``
+PRE_TOOL_CALL itself and answers a refusal with PraisonAI's text and the reason,
+``Execution of <tool> was blocked by security policy. Reason: <reason>``
 
 A body that runs also ends the call site's "same tool, same turn" mark, so a tool
 its body runs through an agent (even one that shares its name) is a new call.

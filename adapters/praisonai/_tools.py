@@ -7,8 +7,8 @@ LiteLLM one, streaming, async) goes through ``execute_tool`` or
 ``execute_tool_async``, before PraisonAI's own approval, guardrails and
 ``before_tool`` hooks. The sequence is `hookport.calls.tool_call`: PRE, wrap
 hooks around the real call, POST with `duration_ms`. A refused tool never
-runs: the call returns PraisonAI's own refusal text, ``Execution of <tool> was
-blocked by security policy.``, which the loop hands to the model as the tool
+runs: the call returns PraisonAI's own refusal text followed by the hook's reason,
+``Execution of <tool> was blocked by security policy. Reason: <reason>``, which the loop hands to the model as the tool
 result (after POST_TOOL_CALL saw it with ``refused=True``), and the loop goes on.
 
 An abort (or, in strict mode, a broken hook) at POST, in a wrap hook, or
@@ -57,9 +57,12 @@ Args = tuple[Any, ...]
 Kwargs = dict[str, Any]
 
 
-def refusal(tool_name: str) -> str:
-    """PraisonAI's own text for a tool its ``before_tool`` hooks refused."""
-    return f"Execution of {tool_name} was blocked by security policy."
+def refusal(tool_name: str, reason: str | None = None) -> str:
+    """PraisonAI's own text for a tool its ``before_tool`` hooks refused, followed by the
+    refusing hook's reason (the model reads why): ``Execution of <tool> was blocked by
+    security policy. Reason: <reason>``."""
+    text = f"Execution of {tool_name} was blocked by security policy."
+    return f"{text} Reason: {reason}" if reason else text
 
 
 def _as_text(result: Any) -> str:
@@ -80,10 +83,10 @@ class PraisonAIToolShape(ToolShape[Any]):
         return _as_text(result)
 
     def refusal_text(self, ctx: ToolCallHookContext, refusal_: HookAborted) -> str:
-        return refusal(ctx.tool_name)
+        return refusal(ctx.tool_name, refusal_.reason)
 
     def refuse(self, ctx: ToolCallHookContext, refusal_: HookAborted) -> Any:
-        return ctx.tool_result if isinstance(ctx.tool_result, str) else refusal(ctx.tool_name)
+        return ctx.tool_result if isinstance(ctx.tool_result, str) else refusal(ctx.tool_name, refusal_.reason)
 
 
 SHAPE = PraisonAIToolShape()

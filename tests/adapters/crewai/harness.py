@@ -47,7 +47,8 @@ from crewai import Agent, BaseLLM, Crew, Process, Task  # noqa: E402
 from crewai.tools import BaseTool  # noqa: E402
 from pydantic import BaseModel, Field  # noqa: E402
 
-from hookport.adapters.crewai import drives_native_tool_calls  # noqa: E402
+from hookport.adapters.crewai import drives_native_tool_calls, uses_native_dispatch  # noqa: E402
+from hookport.errors import ToolCallBlocked  # noqa: E402
 from tests.conformance.harness import Entry, Harness, RunResult, Turn, number_tool_calls  # noqa: E402
 
 Mode = Literal["react", "native", "provider"]
@@ -352,6 +353,11 @@ class CrewAIHarness(Harness):
     # -- conventions --------------------------------------------------------------------------------------------
 
     def refusal_text(self, tool: str, reason: str) -> str:
+        """crewai's sentence, then the hook's reason (crewai >= 1.15.3; the legacy ReAct sites of
+        older releases answer crewai's sentence alone, before any after-hook runs). A CrewAI-style
+        ``return False`` has no reason of its own: crewai's sentence alone, as on crewai."""
+        if uses_native_dispatch(crewai.__version__) and reason != ToolCallBlocked.MESSAGE:
+            return f"{BLOCKED.format(name=tool)}. Reason: {reason}"
         return BLOCKED.format(name=tool)
 
     def replace_output(self, output: Any, text: str) -> Any:

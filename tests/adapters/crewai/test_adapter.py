@@ -123,6 +123,25 @@ def test_crewai_registered_refusal_keeps_crewai_convention(harness: CrewAIHarnes
     assert ours == [], "crewai's own hook refused first: hookport's chain never ran"
 
 
+@pytest.mark.skipif(not NATIVE, reason="crewai < 1.15.3: the legacy ReAct sites answer before any after-hook")
+@pytest.mark.parametrize("entry", ["sync", "async"])
+def test_refusal_the_model_reads_carries_the_reason(harness: CrewAIHarness, entry: str) -> None:
+    """A PRE_TOOL_CALL abort alone (no POST hook): crewai's sentence, then the hook's reason."""
+
+    @on(P.PRE_TOOL_CALL, tools=["purge_records"])
+    def guard(ctx: Any) -> None:
+        raise HookAborted("purging needs a change ticket", source="policy")
+
+    result = harness.run(tool_then_answer("purge_records"), entry=entry)
+    result.raise_error()
+    assert result.runs_of("purge_records") == []
+    contents = [m.get("content") for m in result.model_inputs[1] if m.get("role") == "tool"]
+    if not contents:  # the ReAct protocol: the observation is in the conversation text
+        contents = [c for c in (m.get("content") for m in result.model_inputs[1]) if BLOCKED in str(c)]
+    assert contents and all(f"{BLOCKED}. Reason: purging needs a change ticket" in str(c) for c in contents), \
+        result.model_inputs[1]
+
+
 def test_crewai_refusal_by_hookport_hook(harness: CrewAIHarness) -> None:
     @crewai_dialect.before_tool_call(tools=["Purge Records"])
     def refuse(ctx: Any) -> bool:
@@ -295,7 +314,7 @@ def test_native_parallel_tool_calls(installed: adapters.InstallReport) -> None:
     assert len(result.model_inputs) == 2
     second = result.model_inputs[1]
     tool_messages = {m.get("tool_call_id"): m.get("content") for m in second if m.get("role") == "tool"}
-    assert tool_messages == {"call_1": "5", "call_2": BLOCKED}
+    assert tool_messages == {"call_1": "5", "call_2": f"{BLOCKED}. Reason: purging is not allowed"}
     # crewai skips its after-model hooks for a tool-call answer; hookport still fires once
     assert [c.response for c in post_model] == ["", "The answer is ready."]
     assert [len(c.metadata.get("tool_calls", [])) for c in post_model] == [2, 0]

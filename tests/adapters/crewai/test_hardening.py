@@ -176,6 +176,46 @@ def test_standalone_agent_kickoff_post_tool_abort_is_raised(installed: adapters.
     assert len(record(run_id).model_inputs) == 1, "the agent asked the model again after the abort"
 
 
+@pytest.mark.parametrize("entry", ["kickoff", "kickoff_async", "akickoff"])
+def test_standalone_agent_kickoff_is_one_execution(installed: adapters.InstallReport, entry: str) -> None:
+    if not callable(getattr(Agent, entry, None)):
+        pytest.skip(f"no Agent.{entry} on this crewai")
+    run_id = scripted(tool_then_answer())
+    points = [P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END]
+    seen: list[tuple[str, Any]] = []
+    for point in points:
+        register_hook(point, lambda ctx, point=point: seen.append((point.value, getattr(ctx, "status", None))))
+    runner = agent(run_id)
+    if entry == "kickoff":
+        runner.kickoff("What is 2 + 3?")
+    else:
+        asyncio.run(getattr(runner, entry)("What is 2 + 3?"))
+    assert [name for name, _ in seen] == [p.value for p in points]
+    assert seen[-1][1] == "completed"
+
+
+@pytest.mark.parametrize("point", [P.EXECUTION_START, P.INPUT, P.OUTPUT])
+def test_standalone_agent_kickoff_boundary_abort_leaves_kickoff(installed: adapters.InstallReport,
+                                                                 point: InterceptionPoint) -> None:
+    run_id = scripted(tool_then_answer())
+
+    @on(point)
+    def stop(ctx: Any) -> None:
+        raise HookAborted("not today", source="gate")
+
+    with pytest.raises(HookAborted) as caught:
+        agent(run_id).kickoff("What is 2 + 3?")
+    assert caught.value.source == "gate"
+
+
+def test_standalone_agent_kickoff_model_error_ends_once_failed(installed: adapters.InstallReport) -> None:
+    run_id = scripted([Turn(error="model down")])
+    ends = collect(P.EXECUTION_END)
+    with pytest.raises(Exception):
+        agent(run_id).kickoff("What is 2 + 3?")
+    assert [e.status for e in ends] == ["failed"]
+
+
 # -- strict mode: a guard that crashes never lets the tool run -------------------------------------------------
 
 
@@ -235,7 +275,7 @@ def test_refusal_by_hookport_carries_the_hooks_abort(harness: CrewAIHarness) -> 
     posts = collect(P.POST_TOOL_CALL)
     harness.run(tool_then_answer("purge_records")).raise_error()
     assert len(posts) == 1 and posts[0].refused and posts[0].refusal is denied
-    assert posts[0].tool_result == BLOCKED and posts[0].duration_ms == 0.0
+    assert posts[0].tool_result == f"{BLOCKED}. Reason: purging is not allowed" and posts[0].duration_ms == 0.0
 
 
 # -- async hooks ---------------------------------------------------------------------------------------------

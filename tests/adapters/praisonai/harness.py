@@ -229,7 +229,7 @@ class PraisonAIHarness(Harness):
                          model_inputs=[request_messages(body) for body in self.server.requests], tool_runs=tool_runs)
 
     def refusal_text(self, tool: str, reason: str) -> str:
-        return f"Execution of {tool} was blocked by security policy."
+        return f"Execution of {tool} was blocked by security policy. Reason: {reason}"
 
     def judge(self, prompt: str, answer: str) -> str:
         """One request on a client PraisonAI's ``OpenAIClient`` hands out (the instrumented kind),

@@ -40,6 +40,24 @@ def test_refusal_on_every_entry(harness: PraisonAIHarness, entry: str) -> None:
     assert result.output == "The answer is ready."
 
 
+@pytest.mark.parametrize("entry", ["sync", "async", "stream"])
+def test_refusal_the_model_reads_carries_the_reason(harness: PraisonAIHarness, entry: str) -> None:
+    """PraisonAI's own sentence stays the prefix (ported hooks match on it); the reason follows."""
+    if entry not in harness.entries:
+        pytest.skip(f"no {entry} entry on this PraisonAI release")
+
+    @on(P.PRE_TOOL_CALL, tools=["purge_records"])
+    def guard(ctx):  # type: ignore[no-untyped-def]
+        raise HookAborted("purging needs a change ticket", source="policy")
+
+    result = harness.run(purge_then_answer(), entry=entry)
+    result.raise_error()
+    expected = f"{REFUSED} Reason: purging needs a change ticket"
+    contents = [m["content"] for m in result.model_inputs[1] if m.get("role") == "tool"]
+    # PraisonAI's sync / async loops JSON-encode a string tool result (its own refusal too)
+    assert contents in ([expected], [json.dumps(expected)]), result.model_inputs[1]
+
+
 @pytest.mark.parametrize("entry", ["sync", "async"])
 def test_edits_and_replacement_on_every_entry(harness: PraisonAIHarness, entry: str) -> None:
     if entry not in harness.entries:

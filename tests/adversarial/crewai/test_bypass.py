@@ -21,7 +21,7 @@ from tests.adapters.crewai.harness import (
     PurgeRecordsInput,
     _Record,
 )
-from tests.adversarial.kit import DENY, PURGE, Runs, deny, deny_at_first_model_call, deny_scoped
+from tests.adversarial.kit import DENY, PURGE, REASON, Runs, deny, deny_at_first_model_call, deny_scoped
 from tests.conformance.harness import Turn
 
 from crewai.tools import BaseTool, tool
@@ -196,7 +196,7 @@ def test_body_guard_in_a_flow_method(route: str, deny_it: bool) -> None:
     answer = Cleanup().kickoff()
     assert len(runs.calls) == (0 if deny_it else 1)
     if deny_it:
-        assert answer == "Tool execution blocked by hook. Tool: purge_records"
+        assert answer == f"Tool execution blocked by hook. Tool: purge_records. Reason: {REASON}"
 
 
 @pytest.mark.parametrize("deny_it", DENY, ids=["twin", "deny"])
