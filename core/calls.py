@@ -25,6 +25,7 @@ from typing import Any, Generic, TypeVar
 from hookport.boundary import ReentrancyGuard
 from hookport.contexts import LLMCallHookContext, ToolCallHookContext
 from hookport.decisions import decided, decided_outside, in_decided_call
+from hookport.decisions import tool_hooks_active as tool_hooks_active  # adapters import it from here too
 from hookport.dispatch import adispatch, dispatch
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
@@ -35,7 +36,6 @@ from hookport.wrapping import arun_wrapped, run_wrapped
 R = TypeVar("R")
 P = InterceptionPoint
 _MODEL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL)
-_TOOL_POINTS = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
 
 MODEL_LAYER = ReentrancyGuard("model_call")
 
@@ -43,11 +43,6 @@ MODEL_LAYER = ReentrancyGuard("model_call")
 def model_hooks_active() -> bool:
     """True when a model call here would run a hook: build a context only then."""
     return not hooks_off.get()[0] and any_hooks(_MODEL_POINTS)
-
-
-def tool_hooks_active() -> bool:
-    """True when a tool call here would run a hook: build a context only then."""
-    return not hooks_off.get()[0] and any_hooks(_TOOL_POINTS)
 
 
 def outer_layer_dispatched_model() -> bool:

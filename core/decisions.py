@@ -34,7 +34,7 @@ from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import any_hooks
 from hookport.reentry import hooks_off
 
-__all__ = ["Decision", "decided", "decided_outside", "in_decided_call", "body_must_decide", "body_layer"]
+__all__ = ["Decision", "decided", "decided_outside", "in_decided_call", "body_must_decide", "body_layer", "tool_hooks_active"]
 
 
 class Decision:
@@ -85,9 +85,15 @@ def body_must_decide(name: str | None, layer: str, args: Mapping[str, Any] | Non
     False when no tool hook would run (the idle path: two lookups) or when a call
     site outside already decided this call (which this body then claims).
     """
-    if hooks_off.get()[0] or not any_hooks(_TOOL_POINTS):
+    if not tool_hooks_active():
         return False
     return not decided_outside(name, layer, args)
+
+
+def tool_hooks_active() -> bool:
+    """True when a tool call here would run a hook (the idle check of call sites and bodies alike:
+    the re-entrancy flag and one registry call): build a context only then."""
+    return not hooks_off.get()[0] and any_hooks(_TOOL_POINTS)
 
 
 def body_layer(framework: str) -> str:

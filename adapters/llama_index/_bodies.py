@@ -18,7 +18,7 @@ from hookport.adapters.llama_index._state import FRAMEWORK, current_run
 from hookport.adapters.llama_index._tools import SHAPE
 from hookport.calls import atool_call, tool_call
 from hookport.contexts import ToolCallHookContext
-from hookport.decisions import body_layer, body_must_decide
+from hookport.decisions import body_layer, body_must_decide, tool_hooks_active
 
 LAYER = body_layer(FRAMEWORK)
 
@@ -53,7 +53,7 @@ def _again(args: tuple[Any, ...], kwargs: dict[str, Any], arguments: Any, ctx: T
 
 def body_call(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``<tool>.call(...)``: dispatch unless a call site decided this call."""
-    if not body_must_decide(None, LAYER):  # no tool hook would run (two lookups; with no name it claims nothing)
+    if not tool_hooks_active():
         return wrapped(*args, **kwargs)
     tool = getattr(instance, "base_tool", instance)
     arguments = _arguments(tool, args, kwargs)
@@ -66,7 +66,7 @@ def body_call(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[s
 
 async def body_acall(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``<tool>.acall(...)``: dispatch unless a call site decided this call."""
-    if not body_must_decide(None, LAYER):
+    if not tool_hooks_active():
         return await wrapped(*args, **kwargs)
     arguments = _arguments(instance, args, kwargs)
     name = tool_name(instance)

@@ -26,12 +26,9 @@ from hookport.decisions import body_layer, body_must_decide
 from hookport.dispatch import adispatch
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
-from hookport.points import InterceptionPoint
-from hookport.reentry import hooks_off
 from hookport.registry import has_hooks
 
 FRAMEWORK = "mcp"
-_PRE, _POST, _WRAP = InterceptionPoint.PRE_TOOL_CALL, InterceptionPoint.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL
 REQUEST_LAYER = body_layer(FRAMEWORK)
 """The layer of ``send_request``: every ``tools/call`` request, under ``call_tool``'s layer."""
 TOOL_DEFINITIONS = ExtensionPoint.BEFORE_TOOL_DEFINITIONS
@@ -180,8 +177,8 @@ async def _hooked_request(wrapped: Callable[..., Awaitable[Any]], session: Any, 
 def send_request(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``send_request``: a ``tools/call`` request no outer layer decided is hooked here (idle: the
     method check and two lookups)."""
-    if hooks_off.get()[0] or not (has_hooks(_PRE) or has_hooks(_POST) or has_hooks(_WRAP)):
-        return wrapped(*args, **kwargs)  # the idle path: body_must_decide's own lookups, before any parsing
+    if not tool_hooks_active():
+        return wrapped(*args, **kwargs)  # the idle path: body_must_decide's own check, before any parsing
     request = args[0] if args else kwargs.get("request")
     found = _tool_request(request)
     if found is None:

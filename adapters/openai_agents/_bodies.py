@@ -39,7 +39,7 @@ import wrapt
 
 from hookport.calls import ToolShape, atool_call, tool_call
 from hookport.contexts import ToolCallHookContext
-from hookport.decisions import body_layer, body_must_decide
+from hookport.decisions import body_layer, body_must_decide, tool_hooks_active
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
 
@@ -154,7 +154,7 @@ class BodyGuard(_Guard):
         self._self_write = write
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not body_must_decide(None, LAYER):  # nameless: only "would a tool hook run?", the idle path
+        if not tool_hooks_active():
             return self.__wrapped__(*args, **kwargs)
         tool = self._self_tool()
         name = getattr(tool, "name", None)
@@ -179,7 +179,7 @@ class EditorGuard(_Guard):
 
     def _self_operate(self, method: str, operation: Any) -> Any:
         body = getattr(self.__wrapped__, method)
-        if not body_must_decide(None, LAYER):
+        if not tool_hooks_active():
             return body(operation)
         tool = self._self_tool()
         name = str(getattr(tool, "name", None) or "apply_patch")

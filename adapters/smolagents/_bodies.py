@@ -20,16 +20,12 @@ from typing import Any
 
 import wrapt
 
-from hookport.decisions import body_layer, body_must_decide
-from hookport.points import ExtensionPoint, InterceptionPoint
-from hookport.reentry import hooks_off
-from hookport.registry import has_hooks
+from hookport.decisions import body_layer, body_must_decide, tool_hooks_active
 
 from hookport.adapters.smolagents._classes import CoveredClasses
 from hookport.adapters.smolagents._tools import FINAL_ANSWER, FRAMEWORK, decide, tool_input, tool_name
 
 LAYER = body_layer(FRAMEWORK)
-_PRE, _POST, _WRAP = InterceptionPoint.PRE_TOOL_CALL, InterceptionPoint.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL
 
 _running: ContextVar[Any] = ContextVar("hookport_smolagents_tool_body", default=None)
 
@@ -49,8 +45,8 @@ def forward_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: di
 
 
 def _idle() -> bool:
-    """No tool hook would run (what `body_must_decide` checks first, inlined: this is every tool call)."""
-    return hooks_off.get()[0] or not (has_hooks(_PRE) or has_hooks(_POST) or has_hooks(_WRAP))
+    """No tool hook would run (what `body_must_decide` checks first: this is every tool call)."""
+    return not tool_hooks_active()
 
 
 def new_tool(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

@@ -28,14 +28,14 @@ from hookport.adapters.strands._state import FRAMEWORK, agent_fields, agent_of
 from hookport.adapters.strands._tools import DECIDED_USE, SHAPE, ToolOutcome
 from hookport.calls import atool_call
 from hookport.contexts import ToolCallHookContext
-from hookport.decisions import body_layer, body_must_decide
+from hookport.decisions import body_layer, body_must_decide, tool_hooks_active
 
 LAYER = body_layer(FRAMEWORK)
 
 
 def tool_body(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``AgentTool.stream(tool_use, invocation_state, ...)``: dispatch unless a call site decided this call."""
-    if not body_must_decide(None, LAYER):  # no tool hook would run (two lookups; with no name it claims nothing)
+    if not tool_hooks_active():
         return wrapped(*args, **kwargs)
     tool_use = args[0] if args else kwargs.get("tool_use")
     given = tool_use.get("input") if isinstance(tool_use, dict) else None
