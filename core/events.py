@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict
 
@@ -78,15 +78,22 @@ def emit(event: HookDispatchedEvent) -> None:
 
 
 def _scrubbed(event: HookDispatchedEvent) -> HookDispatchedEvent:
-    """The event with every registered redaction applied to the texts hooks wrote into it."""
-    if event.abort_reason is None and event.error is None:
-        return event
+    """The event with every registered redaction applied to its texts (a reason, an error, a
+    hook's or tool's name): subscribers, the OpenTelemetry exporter among them, never receive
+    a value a rule redacts."""
     from hookport.redaction import active_redactions, scrub
 
     rules = active_redactions()
     if not rules:
         return event
-    return event.model_copy(update={
-        "abort_reason": None if event.abort_reason is None else scrub(event.abort_reason, rules),
-        "error": None if event.error is None else scrub(event.error, rules),
-    })
+    updates: dict[str, Any] = {}
+    for name, value in event:
+        if isinstance(value, str):
+            cleaned: Any = scrub(value, rules)
+        elif isinstance(value, tuple) and value and all(isinstance(item, str) for item in value):
+            cleaned = tuple(scrub(item, rules) for item in value)
+        else:
+            continue
+        if cleaned != value:
+            updates[name] = cleaned
+    return event.model_copy(update=updates) if updates else event

@@ -30,8 +30,9 @@ hookport.failed_hooks       hooks that raised and were ignored (fail-open)
 hookport.timed_out_hooks    hooks that ran past their time limit
 ==========================  ====================================================
 
-Every text attribute goes through the registered ``[[redact]]`` rules first
-(hookport.redaction): a value a policy redacts never leaves in a span.
+Spans are made from the event bus's events, whose texts have been through the
+registered ``[[redact]]`` rules (hookport.redaction, applied by `hookport.events`):
+a value a policy redacts never leaves in a span.
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ from time import time_ns
 from typing import Any
 
 from hookport import events
-from hookport.redaction import active_redactions, scrub
 
 OPERATION_BY_POINT = {
     "pre_model_call": "chat",
@@ -125,19 +125,7 @@ def attributes(event: events.HookDispatchedEvent) -> dict[str, Any]:
         found["error.type"] = "HookAborted"
     elif found["hookport.error"]:
         found["error.type"] = str(found["hookport.error"]).split(":", 1)[0]
-    return redacted({key: value for key, value in found.items() if value is not None})
-
-
-def redacted(found: dict[str, Any]) -> dict[str, Any]:
-    """The attributes with every registered ``[[redact]]`` rule applied to their texts."""
-    rules = active_redactions()
-    if not rules:
-        return found
-    return {
-        key: scrub(value, rules) if isinstance(value, str)
-        else [scrub(item, rules) for item in value] if isinstance(value, list) else value
-        for key, value in found.items()
-    }
+    return {key: value for key, value in found.items() if value is not None}
 
 
 def instrument(tracer_provider: Any = None) -> None:
