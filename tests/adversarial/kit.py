@@ -1,4 +1,4 @@
-"""What the langchain, crewai and praisonai bypass suites share: the deny and the execution count.
+"""What the bypass suites share: the deny of ``purge_records`` and the execution count.
 
 Framework-free, so each framework's env imports it without the others installed.
 """

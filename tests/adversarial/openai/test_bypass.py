@@ -21,6 +21,7 @@ openai = pytest.importorskip("openai")
 from hookport import HookAborted, InterceptionPoint, adapters, on, register_scoped, scoped_hooks  # noqa: E402
 from hookport.adapters.openai_sdk import LEDGER  # noqa: E402
 from hookport.contexts import ToolCallHookContext  # noqa: E402
+from tests.adversarial import kit  # noqa: E402
 from tests.adversarial.openai import wire  # noqa: E402
 from tests.adversarial.openai.wire import WireServer  # noqa: E402
 
@@ -40,9 +41,7 @@ def installed() -> Iterator[None]:
 
 def deny_purge(deny: bool) -> None:
     if deny:
-        @on(P.PRE_TOOL_CALL, tools=["purge_records"])
-        def refuse(ctx: ToolCallHookContext) -> None:
-            raise HookAborted(reason="purging is not allowed", source="test")
+        kit.deny()
 
 
 def client(is_async: bool = False) -> Any:

@@ -21,6 +21,7 @@ from strands.hooks import BeforeToolCallEvent, HookProvider, HookRegistry  # noq
 from strands.types.tools import AgentTool  # noqa: E402
 
 from hookport import HookAborted, InterceptionPoint, adapters, on, register_hook  # noqa: E402
+from tests.adversarial import kit  # noqa: E402
 from tests.adapters.strands.harness import Record, ScriptedModel, make_agent, make_tools, run_agent  # noqa: E402
 from tests.conformance.harness import ToolCall, Turn  # noqa: E402
 
@@ -31,9 +32,7 @@ REFUSAL = "Tool call purge_records was refused: purging is not allowed"
 
 def deny_purge(deny: bool) -> None:
     if deny:
-        @on(P.PRE_TOOL_CALL, tools=["purge_records"])
-        def refuse(ctx: Any) -> None:
-            raise HookAborted(reason="purging is not allowed", source="test")
+        kit.deny()
 
 
 def purges(record: Record) -> list[dict[str, Any]]:
