@@ -13,6 +13,7 @@ registered.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -32,7 +33,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-__all__ = ["Policy", "PolicyError", "load_policy", "parse_policy"]
+__all__ = ["Policy", "PolicyError", "load_policy", "parse_policy", "policies_in_force"]
 
 
 class PolicyError(ValueError):
@@ -66,12 +67,14 @@ class Policy:
     def register(self) -> Policy:
         """Register every compiled hook (appended to the global chains, after existing hooks)."""
         if not self.registered:
+            use_store_of(self)
             for compiled in self.hooks:
                 register_hook(
                     compiled.point, compiled.hook, tools=compiled.tools,
                     timeout=compiled.timeout, on_error=compiled.on_error,
                 )
             self.registered = True
+            _in_force.append(self)
         return self
 
     def unregister(self) -> None:
@@ -79,10 +82,31 @@ class Policy:
             for compiled in self.hooks:
                 unregister_hook(compiled.point, compiled.hook)
             self.registered = False
+            if self in _in_force:
+                _in_force.remove(self)
 
     def __repr__(self) -> str:
         state = "registered" if self.registered else "not registered"
         return f"<Policy {self.name!r} from {self.path}: {len(self.hooks)} hooks, {state}>"
+
+
+_in_force: list[Policy] = []
+"""The registered policies, in order (hookport.fleet carries them to workers by path)."""
+
+
+def policies_in_force() -> list[Policy]:
+    """The policies registered in this process now."""
+    return list(_in_force)
+
+
+def use_store_of(policy: Policy) -> None:
+    """``[limits] store`` makes the process count in that store, unless ``HOOKPORT_COUNTERS`` names one."""
+    from hookport.counters import use_counter_store
+    from hookport.redis_counters import COUNTERS_VARIABLE, store_from_url
+
+    url = policy.document.limits.store
+    if url and not os.environ.get(COUNTERS_VARIABLE, "").strip():
+        use_counter_store(store_from_url(url, f"policy {policy.path}: limits.store"))
 
 
 def load_policy(path: str | Path, *, register: bool = True, import_hooks: bool = True) -> Policy:
