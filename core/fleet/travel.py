@@ -58,12 +58,14 @@ def policy_hook_types() -> tuple[type, ...]:
 
 
 def registered_policies() -> list[Any]:
-    """The policies registered in this process (none when the policy layer was never loaded)."""
+    """The policies whose hooks are registered in this process (none when the policy layer was never loaded);
+    a policy whose hooks were cleared (``clear_all_hooks``) is not in force any more."""
     if "hookport.policy" not in sys.modules:
         return []
     from hookport.policy import policies_in_force
 
-    return policies_in_force()
+    registered = {id(original_of(entry)) for point in InterceptionPoint for entry in get_hooks(point)}
+    return [p for p in policies_in_force() if any(id(compiled.hook) in registered for compiled in p.hooks)]
 
 
 def why_not(hook: Any) -> str | None:

@@ -1,0 +1,31 @@
+"""Shared by the fleet tests: run a program in a clean child process and read its JSON line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+def clean_environment(**extra: str) -> dict[str, str]:
+    """This environment without any hookport setting (each test's program sets up its own guard)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKPORT_")}
+    env.update(extra)
+    return env
+
+
+def run_program(*args: str, timeout: float = 240, **env: str) -> dict[str, Any]:
+    """Run ``python <args>`` from the repository root; its last stdout line, parsed (stderr on failure)."""
+    done = subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env=clean_environment(**env), capture_output=True, text=True,
+        timeout=timeout, check=False,
+    )
+    lines = done.stdout.strip().splitlines()
+    assert done.returncode == 0 and lines, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr[-4000:]}"
+    return json.loads(lines[-1])
