@@ -6,8 +6,11 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = Path(__file__).parent / "programs"
@@ -29,3 +32,12 @@ def run_program(*args: str, timeout: float = 240, **env: str) -> dict[str, Any]:
     lines = done.stdout.strip().splitlines()
     assert done.returncode == 0 and lines, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr[-4000:]}"
     return json.loads(lines[-1])
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One real redis-server for the session (tests/fleet/redis_server.py)."""
+    from tests.fleet.redis_server import redis_server
+
+    with redis_server(tmp_path_factory.mktemp("redis")) as url:
+        yield url
