@@ -22,6 +22,15 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def answers_tcp(port: int) -> bool:
+    """True once something accepts connections on 127.0.0.1:`port`."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
 def answers(port: int) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as connection:
