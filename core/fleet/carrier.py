@@ -15,14 +15,12 @@ driver's span the parent of the worker's spans.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any, Optional
 
 from hookport.runs import bind_run, current_run_id
 
 RUN_KEY = "hookport_run_id"
-
-_process_run: Optional[AbstractContextManager[str]] = None
 
 
 def carry() -> dict[str, str]:
@@ -54,14 +52,6 @@ def continue_run(carrier: Optional[Mapping[str, Any]]) -> Iterator[Optional[str]
         if isinstance(run_id, str) and run_id:
             stack.enter_context(bind_run(run_id, owner=False))
         yield run_id if isinstance(run_id, str) and run_id else None
-
-
-def continue_process_run(run_id: str) -> None:
-    """Bind `run_id` (owned elsewhere) for the rest of this process's main context (a child started in a run)."""
-    global _process_run
-    if _process_run is None:
-        _process_run = bind_run(run_id, owner=False)
-        _process_run.__enter__()
 
 
 class RunCarried:

@@ -20,14 +20,12 @@ from hookport.cli.launch import AUTOSTART_VARIABLE, bootstrap_path
 
 PREFIX = "HOOKPORT_"
 EXPECT_VARIABLE = "HOOKPORT_EXPECT_HOOKS"
-RUN_VARIABLE = "HOOKPORT_RUN_ID"
-"""Not a guard setting: a run id a worker continues (hookport.fleet.carrier); never copied to children by default."""
 
 
 def guard_variables(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Every ``HOOKPORT_*`` setting in `environ` (default: this process's), the run id left out."""
+    """Every ``HOOKPORT_*`` setting in `environ` (default: this process's)."""
     env = os.environ if environ is None else environ
-    return {k: v for k, v in env.items() if k.startswith(PREFIX) and k != RUN_VARIABLE}
+    return {k: v for k, v in env.items() if k.startswith(PREFIX)}
 
 
 OTEL_PREFIX = "OTEL_"
@@ -62,7 +60,7 @@ def merge_into(env: MutableMapping[str, str], guard: Mapping[str, str] | None = 
     own entries stay, except hookport's, which are the program's.
     """
     variables = guard_variables() if guard is None else dict(guard)
-    for name in [k for k in env if k.startswith(PREFIX) and k != RUN_VARIABLE]:
+    for name in [k for k in env if k.startswith(PREFIX)]:
         del env[name]
     env.update(variables)
     env["PYTHONPATH"] = with_paths(env.get("PYTHONPATH"))

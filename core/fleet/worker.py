@@ -13,8 +13,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from hookport.cli.launch import AUTOSTART_VARIABLE, HOOK_PATH_VARIABLE
-from hookport.fleet.environment import EXPECT_VARIABLE, RUN_VARIABLE, guard_variables, with_paths
+from hookport.cli.launch import AUTOSTART_VARIABLE, HOOK_PATH_VARIABLE, LaunchSettings
+from hookport.fleet.environment import EXPECT_VARIABLE, guard_variables, with_paths
 from hookport.hooks import original_of
 from hookport.registry import get_hooks
 
@@ -41,7 +41,7 @@ def start_worker(environ: Mapping[str, str] | None = None, *, where: str = "this
     processes start the same guard. Raises `WorkerStartError` (or the launcher's
     errors) when the guard cannot start: callers let it stop the worker.
     """
-    from hookport.cli.launch import LaunchSettings, start
+    from hookport.cli.launch import start
 
     env = dict(os.environ if environ is None else environ)
     wanted = fingerprint(env)
@@ -59,21 +59,18 @@ def start_worker(environ: Mapping[str, str] | None = None, *, where: str = "this
 
 
 def after_start(environ: Mapping[str, str] | None = None) -> None:
-    """What the fleet adds once the launcher's start has run: the hooks check, children, engines, the run."""
+    """What the fleet adds once the launcher's start has run: the hooks check, children, engines, the process on spans."""
     global _started
     env = os.environ if environ is None else environ
     check_expected(env.get(EXPECT_VARIABLE, ""))
     _started = fingerprint(env)
     from hookport import integrations
-    from hookport.fleet import children
+    from hookport.fleet import children, telemetry
 
     children.follow()
     integrations.follow()
-    run_id = env.get(RUN_VARIABLE)
-    if run_id:
-        from hookport.fleet.carrier import continue_process_run
-
-        continue_process_run(run_id)
+    if LaunchSettings.from_environment(env).otel:
+        telemetry.mark_process()
 
 
 def check_expected(expected: str) -> None:

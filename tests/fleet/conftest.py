@@ -36,8 +36,8 @@ def run_program(*args: str, timeout: float = 240, **env: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """One real redis-server for the session (tests/fleet/redis_server.py)."""
-    from tests.fleet.redis_server import redis_server
+    """One real redis-server for the session (tests/fleet/services.py)."""
+    from tests.fleet.services import redis_server
 
     with redis_server(tmp_path_factory.mktemp("redis")) as url:
         yield url

@@ -12,21 +12,45 @@ from pathlib import Path
 import pytest
 
 from tests.fleet.conftest import ROOT
+from tests.fleet.services import stop
 
 
-def start_worker(broker: str, guarded: bool | str, log: Path) -> subprocess.Popen[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKPORT_")}
-    env.update(FLEET_BROKER=broker, PYTHONPATH=str(ROOT))
-    if guarded:
-        env["FLEET_GUARD"] = "1"
-    if isinstance(guarded, str):
-        env["FLEET_GUARD_HOOKS"] = guarded
+EXAMPLES = ROOT / "examples" / "fleet"
+
+
+def start_worker(app: str, cwd: Path, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """``celery -A app worker`` with a prefork pool of one process, from `cwd`, with none of hookport's variables."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("HOOKPORT_")}
     celery = str(Path(sys.executable).parent / "celery")
     return subprocess.Popen(
-        [celery, "-A", "tests.fleet.programs.celery_app", "worker", "--pool", "prefork", "--concurrency", "1",
+        [celery, "-A", app, "worker", "--pool", "prefork", "--concurrency", "1",
          "--loglevel", "INFO", "--without-heartbeat", "--without-mingle", "--without-gossip"],
-        env=env, cwd=ROOT, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+        env={**clean, **env}, cwd=cwd, stdout=log.open("wb"), stderr=subprocess.STDOUT,
     )
+
+
+def wait_until_ready(worker: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 120
+    while b"ready." not in log.read_bytes():
+        assert worker.poll() is None, log.read_text()[-4000:]
+        assert time.monotonic() < deadline, "the Celery worker was not ready within 120 s:\n" + log.read_text()[-4000:]
+        time.sleep(0.2)
+
+
+@pytest.fixture
+def example_worker(redis_url: str, tmp_path: Path) -> Iterator[str]:
+    """A worker of examples/fleet/celery_tasks.py, started from that directory as its docs say; yields the broker."""
+    pytest.importorskip("celery")
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    log = tmp_path / "worker.log"
+    worker = start_worker("celery_tasks", EXAMPLES, {"BROKER": redis_url}, log)
+    try:
+        wait_until_ready(worker, log)
+        yield redis_url
+    finally:
+        stop(worker)
 
 
 @pytest.fixture
@@ -38,18 +62,14 @@ def celery_worker(request: pytest.FixtureRequest, redis_url: str, tmp_path: Path
 
     redis.Redis.from_url(redis_url).flushdb()
     log = tmp_path / "worker.log"
-    worker = start_worker(redis_url, request.param, log)
+    env = {"FLEET_BROKER": redis_url, "PYTHONPATH": str(ROOT)}
+    if request.param:
+        env["FLEET_GUARD"] = "1"
+    if isinstance(request.param, str):
+        env["FLEET_GUARD_HOOKS"] = request.param
+    worker = start_worker("tests.fleet.programs.celery_app", ROOT, env, log)
     try:
-        deadline = time.monotonic() + 120
-        while b"ready." not in log.read_bytes():
-            assert worker.poll() is None, log.read_text()[-4000:]
-            assert time.monotonic() < deadline, "the Celery worker was not ready within 120 s:\n" + log.read_text()[-4000:]
-            time.sleep(0.2)
+        wait_until_ready(worker, log)
         yield redis_url, log
     finally:
-        worker.terminate()
-        try:
-            worker.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-            worker.wait()
+        stop(worker)

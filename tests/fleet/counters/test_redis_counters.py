@@ -127,7 +127,7 @@ def test_a_fanned_out_run_counts_once_with_a_shared_store(shared: bool, redis_ur
 
 def test_a_store_that_cannot_be_reached_refuses(tmp_path: Path) -> None:
     pytest.importorskip("langchain_core")
-    from tests.fleet.redis_server import free_port
+    from tests.fleet.services import free_port
 
     log = tmp_path / "executions.log"
     answers = run_program(

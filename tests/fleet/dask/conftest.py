@@ -17,16 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.fleet.conftest import ROOT
-from tests.fleet.redis_server import answers_tcp, free_port
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+from tests.fleet.services import answers_tcp, free_port, stop
 
 
 @pytest.fixture
@@ -34,7 +25,7 @@ def dask_address(tmp_path: Path) -> Iterator[str]:
     pytest.importorskip("distributed")
     dask = str(Path(sys.executable).parent / "dask")
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKPORT_")}
-    env["PYTHONPATH"] = str(ROOT)  # the program's code is deployed on the cluster (tasks are pickled by reference)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "examples" / "fleet")])  # the programs' code is deployed there
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     log = (tmp_path / "dask.log").open("wb")

@@ -85,7 +85,7 @@ def test_a_worker_without_the_hook_refuses_to_start() -> None:
 
 
 def test_hookport_run_guards_a_child_with_its_own_environment() -> None:
-    policy = str(ROOT / "tests" / "cli" / "programs" / "guard_policy.toml")
+    policy = str(ROOT / "examples" / "fleet" / "policy.toml")
     report = run_program(
         "-m", "hookport.cli", "run", "--adapters", "langchain", "--policy", policy, "--",
         sys.executable, "tests/fleet/programs/spawner.py",

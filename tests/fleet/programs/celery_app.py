@@ -3,20 +3,23 @@
 The worker imports this module (``celery -A tests.fleet.programs.celery_app worker``).
 With ``FLEET_GUARD=1`` in the worker's environment the module guards its pool
 processes (`hookport.integrations.celery.guard`); without it, it is the twin.
-``FLEET_GUARD_HOOKS`` names the hook modules (default: tests.fleet.programs.fleet_guards).
+``FLEET_GUARD_HOOKS`` names the hook modules (default: the fleet examples' ``guards``).
 Broker and result backend: ``$FLEET_BROKER`` (a real redis-server).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from celery import Celery
 
 from tests.fleet.programs.agent_task import run_agent
 
-POLICY = Path(__file__).resolve().parents[2] / "cli" / "programs" / "guard_policy.toml"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "fleet"
+POLICY = EXAMPLES / "policy.toml"
+sys.path.append(str(EXAMPLES))  # the hook module `guards` is deployed next to the app
 
 app = Celery("fleet", broker=os.environ["FLEET_BROKER"], backend=os.environ["FLEET_BROKER"])
 app.conf.update(task_serializer="json", result_serializer="json", accept_content=["json"], broker_connection_retry_on_startup=True)
@@ -24,7 +27,7 @@ app.conf.update(task_serializer="json", result_serializer="json", accept_content
 if os.environ.get("FLEET_GUARD") == "1":
     from hookport.integrations import celery as hookport_celery
 
-    hooks = os.environ.get("FLEET_GUARD_HOOKS", "tests.fleet.programs.fleet_guards").split(",")
+    hooks = os.environ.get("FLEET_GUARD_HOOKS", "guards").split(",")
     hookport_celery.guard(app, adapters=["langchain"], policy=POLICY, hooks=hooks)
 
 

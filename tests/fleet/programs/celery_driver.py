@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
-from tests.fleet.programs.driver import set_up_guard  # noqa: E402
+from examples.fleet.guarding import set_up_guard  # noqa: E402
 
 
 def main() -> None:

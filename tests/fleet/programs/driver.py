@@ -5,8 +5,8 @@
 MODE is how the worker process is started: ``subprocess`` (inherits the
 environment), ``subprocess-own-env`` (``env={...}`` without hookport's
 variables), ``fork``, ``spawn``, ``forkserver`` (multiprocessing), ``pool``
-(ProcessPoolExecutor, spawn). GUARD is ``propagate`` (the adapters, the policy and
-a hook module set up in code, then `hookport.propagate()`) or ``none`` (the twin:
+(ProcessPoolExecutor, spawn). GUARD is ``propagate`` (examples/fleet/guarding.py: the adapter, the
+policy and a hook module set up in code, then `hookport.propagate()`) or ``none`` (the twin:
 nothing of hookport). Prints one JSON line: the worker's report (agent_task.run_agent)
 and the driver's pid.
 """
@@ -25,20 +25,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
 
+from examples.fleet.guarding import set_up_guard  # noqa: E402
 from tests.fleet.programs.agent_task import run_agent  # noqa: E402
-
-POLICY = ROOT / "tests" / "cli" / "programs" / "guard_policy.toml"
-
-
-def set_up_guard() -> None:
-    import hookport
-    from hookport import adapters
-
-    adapters.install("langchain")
-    hookport.load_policy(POLICY)
-    import tests.fleet.programs.fleet_guards  # noqa: F401  (registers its hook at import)
-
-    hookport.propagate()
 
 
 def in_worker(mode: str) -> dict:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fleet.redis_server import answers_tcp, free_port
+from tests.fleet.services import answers_tcp, free_port
 
 RAY_ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_UV_RUN_RUNTIME_ENV": "0"}
 

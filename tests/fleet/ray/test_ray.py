@@ -1,10 +1,10 @@
 """Ray on a cluster that was already running (started by the test with ``ray start --head``).
 
-The driver (tests/fleet/programs/ray_driver.py) sets its guard up in code and calls
-`hookport.propagate()`; its unchanged ``ray.init(address=...)`` then carries the
-guard to every worker of the job through the runtime_env. The agent runs in a task,
-in a task with a runtime_env of its own and in an actor; each reports how often
-its tools really executed in that worker. The twin driver has no hookport at all.
+examples/fleet/ray_job.py sets its guard up in code and calls `hookport.propagate()`;
+its unchanged ``ray.init(address=...)`` then carries the guard to every worker of the
+job through the runtime_env. The agent runs in a task, in a task with a runtime_env
+of its own and in an actor; each reports how often its tools really executed in that
+worker. The twin is the same job with ``--without-hookport``.
 """
 
 from __future__ import annotations
@@ -22,30 +22,32 @@ PLACES = ("task", "task_own_env", "actor")
 
 @pytest.fixture(scope="module")
 def guarded(ray_address: str) -> dict:
-    return run_program("tests/fleet/programs/ray_driver.py", ray_address, "propagate", timeout=600, **RAY_ENV)
+    return run_program("examples/fleet/ray_job.py", ray_address, timeout=600, **RAY_ENV)
 
 
 @pytest.fixture(scope="module")
 def unguarded(ray_address: str) -> dict:
-    return run_program("tests/fleet/programs/ray_driver.py", ray_address, "none", timeout=600, **RAY_ENV)
+    return run_program("examples/fleet/ray_job.py", ray_address, "--without-hookport", timeout=600, **RAY_ENV)
 
 
 @pytest.mark.parametrize("place", PLACES)
 def test_the_refused_tool_never_runs_in_the_worker(guarded: dict, place: str) -> None:
     report = guarded[place]
-    assert report["pid"] != guarded["driver_pid"]
+    assert report["pid"] != guarded["driver"]
     assert report["ran"] == {"read_file": 1, "delete_file": 0}
     assert "file deletion is not allowed" in report["told"]
     assert report["answer"] == "Paid with card [CARD]."  # redacted in the worker, read by the driver
+    assert report["guarded"] is True
 
 
 @pytest.mark.parametrize("place", PLACES)
 def test_the_twin_without_hookport_deletes(unguarded: dict, place: str) -> None:
     report = unguarded[place]
+    assert report["pid"] != unguarded["driver"]
     assert report["ran"] == {"read_file": 1, "delete_file": 1}
     assert "4111 1111 1111 1111" in report["answer"]
     assert report["guarded"] is False
 
 
 def test_a_task_continues_the_drivers_run(guarded: dict) -> None:
-    assert guarded["run_seen"] == "ticket-7"
+    assert guarded["run"] == "ticket-7"

@@ -1,4 +1,5 @@
-"""A real redis-server on 127.0.0.1 for a test session: a free port, no persistence, stopped at the end.
+"""The real services the fleet tests start on 127.0.0.1: a free port, waiting for it, stopping by process id,
+and a redis-server (no persistence, stopped at the end).
 
 Debian's ``redis-server`` package provides the binary (.ci/run installs it when it
 is missing; tox cannot). Without it the fixture fails, never skips: the fleet's
@@ -58,9 +59,14 @@ def redis_server(directory: Path) -> Iterator[str]:
             time.sleep(0.05)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Terminate `process` (one the test started), killing it if it has not exited within 60 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -1,0 +1,17 @@
+"""examples/fleet/processes.py, as docs/fleet.md runs it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fleet.conftest import run_program
+
+pytest.importorskip("langchain_core")
+
+
+def test_the_processes_example() -> None:
+    results = run_program("examples/fleet/processes.py")
+    for place in ("pool", "own_env"):
+        assert results[place]["pid"] != results["driver"]
+        assert results[place]["ran"] == {"read_file": 1, "delete_file": 0}, place
+        assert results[place]["answer"] == "Paid with card [CARD]."
