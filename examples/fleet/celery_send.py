@@ -9,6 +9,7 @@ the worker does not depend on it (celery_tasks.py starts it there).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -23,7 +24,7 @@ def main() -> None:
     set_up_guard()
     from celery_tasks import agent, which_run
 
-    results = {"worker": agent.delay().get(timeout=120)}
+    results = {"worker": agent.delay().get(timeout=120), "driver": os.getpid()}
     with hookport.execution("web-app", run_id="ticket-11"):
         results["run"] = which_run.delay().get(timeout=60)
     print(json.dumps(results))

@@ -41,3 +41,20 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     with redis_server(tmp_path_factory.mktemp("redis")) as url:
         yield url
+
+
+def assert_guarded(worker: dict[str, Any], driver_pid: int) -> None:
+    """The agent ran in a process of its own, delete_file never ran there, and the driver got the redacted answer."""
+    assert worker["pid"] != driver_pid
+    assert worker["ran"] == {"read_file": 1, "delete_file": 0}
+    assert "file deletion is not allowed" in worker["told"]
+    assert worker["answer"] == "Paid with card [CARD]."
+    assert worker["guarded"] is True
+
+
+def assert_unguarded(worker: dict[str, Any], driver_pid: int) -> None:
+    """The twin: the same path in another process reaches the tool, and the card goes out."""
+    assert worker["pid"] != driver_pid
+    assert worker["ran"] == {"read_file": 1, "delete_file": 1}
+    assert "4111 1111 1111 1111" in worker["answer"]
+    assert worker["guarded"] is False

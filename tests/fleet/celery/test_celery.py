@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fleet.conftest import run_program
+from tests.fleet.conftest import assert_guarded, assert_unguarded, run_program
 
 pytest.importorskip("celery")
 pytest.importorskip("langchain_core")
@@ -22,22 +22,15 @@ pytest.importorskip("langchain_core")
 def test_the_refused_tool_never_runs_in_the_pool_process(celery_worker: tuple[str, Path]) -> None:
     broker, _ = celery_worker
     report = run_program("tests/fleet/programs/celery_driver.py", "propagate", timeout=400, FLEET_BROKER=broker)
-    agent = report["agent"]
-    assert agent["pid"] != report["driver_pid"]
-    assert agent["ran"] == {"read_file": 1, "delete_file": 0}
-    assert "file deletion is not allowed" in agent["told"]
-    assert agent["answer"] == "Paid with card [CARD]."
-    assert agent["guarded"] is True
+    assert_guarded(report["agent"], report["driver_pid"])
     assert report["run_seen"] == "ticket-11"  # the run id crossed in the task's header
 
 
 @pytest.mark.parametrize("celery_worker", [False], indirect=True, ids=["unguarded"])
 def test_the_twin_without_hookport_deletes(celery_worker: tuple[str, Path]) -> None:
     broker, _ = celery_worker
-    agent = run_program("tests/fleet/programs/celery_driver.py", "none", timeout=400, FLEET_BROKER=broker)["agent"]
-    assert agent["ran"] == {"read_file": 1, "delete_file": 1}
-    assert "4111 1111 1111 1111" in agent["answer"]
-    assert agent["guarded"] is False
+    report = run_program("tests/fleet/programs/celery_driver.py", "none", timeout=400, FLEET_BROKER=broker)
+    assert_unguarded(report["agent"], report["driver_pid"])
 
 
 @pytest.mark.parametrize("celery_worker", ["no_such_guards"], indirect=True, ids=["hook-module-missing"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fleet.conftest import run_program
+from tests.fleet.conftest import assert_guarded, run_program
 
 pytest.importorskip("celery")
 pytest.importorskip("langchain_core")
@@ -12,6 +12,5 @@ pytest.importorskip("langchain_core")
 
 def test_the_celery_example(example_worker: str) -> None:
     results = run_program("examples/fleet/celery_send.py", timeout=400, BROKER=example_worker)
-    assert results["worker"]["ran"] == {"read_file": 1, "delete_file": 0}
-    assert results["worker"]["answer"] == "Paid with card [CARD]."
+    assert_guarded(results["worker"], results["driver"])
     assert results["run"] == "ticket-11"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fleet.conftest import run_program
+from tests.fleet.conftest import assert_guarded, assert_unguarded, run_program
 
 pytest.importorskip("distributed")
 pytest.importorskip("langchain_core")
@@ -18,19 +18,10 @@ pytest.importorskip("langchain_core")
 
 def test_the_refused_tool_never_runs_on_the_worker(dask_address: str) -> None:
     results = run_program("examples/fleet/dask_job.py", dask_address, timeout=400)
-    worker = results["worker"]
-    assert worker["pid"] != results["driver"]
-    assert worker["ran"] == {"read_file": 1, "delete_file": 0}
-    assert "file deletion is not allowed" in worker["told"]
-    assert worker["answer"] == "Paid with card [CARD]."
-    assert worker["guarded"] is True
+    assert_guarded(results["worker"], results["driver"])
     assert results["run"] == "ticket-9"  # a task submitted inside a run continues it
 
 
 def test_the_twin_without_hookport_deletes(dask_address: str) -> None:
     results = run_program("examples/fleet/dask_job.py", dask_address, "--without-hookport", timeout=400)
-    worker = results["worker"]
-    assert worker["pid"] != results["driver"]
-    assert worker["ran"] == {"read_file": 1, "delete_file": 1}
-    assert "4111 1111 1111 1111" in worker["answer"]
-    assert worker["guarded"] is False
+    assert_unguarded(results["worker"], results["driver"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fleet.conftest import run_program
+from tests.fleet.conftest import assert_guarded, run_program
 
 pytest.importorskip("langchain_core")
 
@@ -12,6 +12,4 @@ pytest.importorskip("langchain_core")
 def test_the_processes_example() -> None:
     results = run_program("examples/fleet/processes.py")
     for place in ("pool", "own_env"):
-        assert results[place]["pid"] != results["driver"]
-        assert results[place]["ran"] == {"read_file": 1, "delete_file": 0}, place
-        assert results[place]["answer"] == "Paid with card [CARD]."
+        assert_guarded(results[place], results["driver"])

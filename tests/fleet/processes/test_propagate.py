@@ -14,26 +14,18 @@ import pytest
 
 pytest.importorskip("langchain_core")
 
-from tests.fleet.conftest import run_program  # noqa: E402
+from tests.fleet.conftest import assert_guarded, assert_unguarded, run_program  # noqa: E402
 
 MODES = ["subprocess", "subprocess-own-env", "fork", "spawn", "forkserver", "pool"]
-REFUSAL = "file deletion is not allowed"
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_the_worker_is_guarded(mode: str) -> None:
     report = run_program("tests/fleet/programs/driver.py", mode, "propagate")
-    assert report["pid"] != report["driver_pid"]  # the agent ran in another process
-    assert report["ran"] == {"read_file": 1, "delete_file": 0}
-    assert REFUSAL in report["told"]
-    assert report["answer"] == "Paid with card [CARD]."  # redacted in the worker, seen by the driver
-    assert report["guarded"] is True
+    assert_guarded(report, report["driver_pid"])  # the redaction made in the worker reaches the driver
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_the_twin_without_hookport_deletes(mode: str) -> None:
     report = run_program("tests/fleet/programs/driver.py", mode, "none")
-    assert report["pid"] != report["driver_pid"]
-    assert report["ran"] == {"read_file": 1, "delete_file": 1}
-    assert "4111 1111 1111 1111" in report["answer"]
-    assert report["guarded"] is False
+    assert_unguarded(report, report["driver_pid"])

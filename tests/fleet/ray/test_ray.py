@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fleet.conftest import run_program
+from tests.fleet.conftest import assert_guarded, assert_unguarded, run_program
 from tests.fleet.ray.conftest import RAY_ENV
 
 pytest.importorskip("ray")
@@ -32,21 +32,12 @@ def unguarded(ray_address: str) -> dict:
 
 @pytest.mark.parametrize("place", PLACES)
 def test_the_refused_tool_never_runs_in_the_worker(guarded: dict, place: str) -> None:
-    report = guarded[place]
-    assert report["pid"] != guarded["driver"]
-    assert report["ran"] == {"read_file": 1, "delete_file": 0}
-    assert "file deletion is not allowed" in report["told"]
-    assert report["answer"] == "Paid with card [CARD]."  # redacted in the worker, read by the driver
-    assert report["guarded"] is True
+    assert_guarded(guarded[place], guarded["driver"])  # the redaction made in the worker reaches the driver
 
 
 @pytest.mark.parametrize("place", PLACES)
 def test_the_twin_without_hookport_deletes(unguarded: dict, place: str) -> None:
-    report = unguarded[place]
-    assert report["pid"] != unguarded["driver"]
-    assert report["ran"] == {"read_file": 1, "delete_file": 1}
-    assert "4111 1111 1111 1111" in report["answer"]
-    assert report["guarded"] is False
+    assert_unguarded(unguarded[place], unguarded["driver"])
 
 
 def test_a_task_continues_the_drivers_run(guarded: dict) -> None:
