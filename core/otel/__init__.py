@@ -7,7 +7,7 @@
 It subscribes to hookport's event bus (`hookport.events`), so a point without hooks costs
 nothing and emits nothing. Each dispatch that ran hooks becomes one span named
 ``hookport <point>`` (`hookport.otel.spans`), with the GenAI security draft's attributes
-for a guardrail decision and ``hookport.*`` for the rest (`hookport.otel.attributes`),
+for a guardrail decision and ``hookport.*`` for the rest (`hookport.otel.semconv`),
 placed under the span of the call it decided, whichever instrumentation made that span
 (`hookport.otel.placement`), so one run is one trace. With a meter provider it also counts
 decisions, failures and timeouts and times the hooks (`hookport.otel.metrics`).
@@ -87,9 +87,22 @@ def _call_spans(provider: Any, subscriber: Any) -> Any:
     if processor is None:
         processor = CallSpans(subscriber.emit, INSTRUMENTATION_NAME)
         provider.add_span_processor(processor)
+        _first(provider, processor)
         _processors[id(provider)] = processor
     processor.emit, processor.active = subscriber.emit, True
     return processor
+
+
+def _first(provider: Any, processor: Any) -> None:
+    """Put hookport's processor before the exporters' on the SDK provider: at shutdown and flush
+    it emits the decisions still waiting while the exporters still take them."""
+    multi = getattr(provider, "_active_span_processor", None)
+    processors = getattr(multi, "_span_processors", None)
+    lock = getattr(multi, "_lock", None)
+    if not isinstance(processors, tuple) or lock is None:
+        return
+    with lock:
+        multi._span_processors = (processor, *(p for p in processors if p is not processor))
 
 
 class _Deferred:
@@ -137,6 +150,13 @@ def uninstrument() -> bool:
         return _stop()
 
 
+def flush() -> None:
+    """Emit the decisions still waiting for their call's span, now (tests, before reading an exporter)."""
+    subscriber = _subscriber
+    if subscriber is not None:
+        subscriber.placement.flush_all()
+
+
 def is_instrumented() -> bool:
     return _subscriber is not None and _subscriber in events.subscribers
 
@@ -150,7 +170,7 @@ def instrument_from_environment() -> None:
 
 
 def attributes(event: events.HookDispatchedEvent) -> dict[str, Any]:
-    """The attributes of the span `event` becomes (`hookport.otel.attributes.attributes`)."""
-    from hookport.otel.attributes import attributes as of
+    """The attributes of the span `event` becomes (`hookport.otel.semconv.attributes`)."""
+    from hookport.otel.semconv import attributes as of
 
     return of(event)

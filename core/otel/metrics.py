@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from hookport import events
-from hookport.otel.attributes import Decision
+from hookport.otel.semconv import Decision
 
 DURATION_BUCKETS = (0.00001, 0.00005, 0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 30.0)
 """Seconds: hooks run from microseconds (a check) to seconds (an approval, a remote guard)."""

@@ -187,6 +187,8 @@ class CallSpans(SpanProcessor):
                     spans[:] = [s for s in spans if s.get_span_context().span_id != ended]
                     if not spans:
                         del self._run_open[run_id]  # type: ignore[arg-type]
+            if run_id is not None:
+                self._flush_parentless(run_id)
         if not self._waiting:
             return
         for slot in [s for s in self._waiting if s.parent is not None and _span_id(s.parent) == ended]:
@@ -208,6 +210,8 @@ class CallSpans(SpanProcessor):
         joins = point == "input" and slot is not None and slot.family == "run" and bool(slot.pending)
         if slot is not None and slot.pending and not joins:
             self._flush(slot, slot.parent)  # the next decision here: its call's span never came
+        if self._waiting and event.run_id is not None and not joins:
+            self._flush_parentless(event.run_id)
         family = OPENS.get(point)
         if family is not None and event.outcome not in ("aborted", "failed"):
             if joins:
@@ -271,6 +275,12 @@ class CallSpans(SpanProcessor):
                 parent = self._run_spans.get(slot.run_id)  # the first one rooted the run's trace
         slot.placed = parent
 
+    def _flush_parentless(self, run_id: str) -> None:
+        """A decision with nothing to wait inside waits for a span of its run, not for ever: any
+        other decision or span end of the run emits it."""
+        for slot in [s for s in self._waiting if s.parent is None and s.run_id == run_id]:
+            self._flush(slot, None)
+
     def remember_root(self, run_id: Optional[str], span: Any) -> None:
         """A decision span made with no parent roots its run's trace."""
         if run_id is not None and run_id not in self._run_spans:
@@ -306,6 +316,12 @@ class NoSpans:
 
     def place(self, event: events.HookDispatchedEvent, start: int, end: int) -> None:
         self.emit(event, _current(), start, end)
+
+    def _flush_parentless(self, run_id: str) -> None:
+        """A decision with nothing to wait inside waits for a span of its run, not for ever: any
+        other decision or span end of the run emits it."""
+        for slot in [s for s in self._waiting if s.parent is None and s.run_id == run_id]:
+            self._flush(slot, None)
 
     def remember_root(self, run_id: Optional[str], span: Any) -> None:
         pass

@@ -1,7 +1,7 @@
 """The event-bus subscriber: each `HookDispatchedEvent` becomes one finished decision span.
 
 The span is named ``hookport <point>``, has kind INTERNAL, lasts as long as the hooks ran
-(its start is taken back by the measured duration) and carries `hookport.otel.attributes`;
+(its start is taken back by the measured duration) and carries `hookport.otel.semconv`;
 each rule outcome is a ``gen_ai.security.finding`` event on it. Where it goes is
 `hookport.otel.placement`'s business. A refusal is a decision, not an error: the status is
 ERROR only when a hook failed (``error.type``), as the GenAI security draft has it.
@@ -17,7 +17,7 @@ from opentelemetry.context import Context
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from hookport import events
-from hookport.otel.attributes import attributes, decide, findings
+from hookport.otel.semconv import attributes, decide, findings
 from hookport.otel.metrics import Metrics
 
 
