@@ -22,7 +22,7 @@ start and end, whoever made it, in the thread (and context) that made it. From t
   parent after all;
 * a **POST decision** goes where its PRE went (the call's span, even if it has ended),
   else under the span that last started in its context (the call's, which may have just
-  ended), and the end of a run under the run's first span;
+  ended), and the end of a run under the span open around it or else the run's first span;
 * a decision with no parent at all goes under the first span of its run (`hookport.runs`)
   or, failing that, becomes the root of the run's trace for the decisions after it: one
   run, one trace.
@@ -236,9 +236,10 @@ class CallSpans(SpanProcessor):
             if point in LAST:
                 _slot.set(twin.outer)
             return twin.placed
-        if family == "run":
+        if family == "run":  # the run's own span if it is still open around us, else its first span
+            parent = self._parent()
             run_id = current_run_id()
-            return self._run_spans.get(run_id) if run_id is not None else None
+            return parent if parent is not None or run_id is None else self._run_spans.get(run_id)
         head = _open.get()
         return _later(head.span if head is not None else None, _current())
 
