@@ -109,16 +109,18 @@ class _Deferred:
     """The global provider was not configured yet at `instrument()`: look again at each decision."""
 
     def __init__(self, subscriber: Any) -> None:
+        from opentelemetry import trace
+
         from hookport.otel.placement import NoSpans
+
+        self.trace = trace
 
         self.subscriber = subscriber
         self.fallback = NoSpans(subscriber.emit)
 
     def place(self, event: events.HookDispatchedEvent, start: int, end: int) -> None:
-        from opentelemetry import trace
-
-        provider = trace.get_tracer_provider()
-        if hasattr(provider, "add_span_processor"):
+        provider = getattr(self.trace, "_TRACER_PROVIDER", None)  # set_tracer_provider's; cheaper than asking
+        if provider is not None and hasattr(provider, "add_span_processor"):
             self.subscriber.placement = placement = _call_spans(provider, self.subscriber)
             placement.place(event, start, end)
         else:

@@ -69,6 +69,7 @@ class Decision(NamedTuple):
 
 
 OVERALL = {"aborted": "deny", "failed": "deny", "modified": "modify"}
+ALLOWED = Decision("allow", None, None, (), ())
 
 
 def decide(event: events.HookDispatchedEvent) -> Decision:
@@ -78,6 +79,8 @@ def decide(event: events.HookDispatchedEvent) -> Decision:
     and the hooks whose return changed the call (``modified_by``) are rules too, so a plain
     hook is named the same way a policy rule is.
     """
+    if event.outcome == "proceeded" and not getattr(event, "outcomes", ()) and not getattr(event, "modified_by", ()):
+        return ALLOWED  # the usual decision, made without looking further
     by_rule = [(outcome.rule, rule_decision(outcome.outcome)) for outcome in getattr(event, "outcomes", ())]
     reasons = {outcome.rule: outcome.reason for outcome in reversed(getattr(event, "outcomes", ()))}
     if OVERALL.get(event.outcome) == "deny" and event.abort_source and (event.abort_source, "deny") not in by_rule:

@@ -36,14 +36,15 @@ class DecisionSpans:
         self.placement.place(event, end - int(event.duration_ms * 1_000_000), end)
 
     def emit(self, event: events.HookDispatchedEvent, parent: Any, start: int, end: int) -> None:
-        decision = decide(event)
-        attrs = attributes(event, decision)
         context = trace.set_span_in_context(parent) if parent is not None else Context()
-        span = self.tracer.start_span(
-            f"hookport {event.point}", context=context, kind=SpanKind.INTERNAL, start_time=start, attributes=attrs
-        )
-        for name, finding in findings(event):
-            span.add_event(name, finding, timestamp=end)
+        name = f"hookport {event.point}"
+        if isinstance(getattr(self.tracer, "_tracer", self.tracer), trace.NoOpTracer):
+            self.tracer.start_span(name, context=context, start_time=start).end(end_time=end)
+            return  # no SDK behind the API: a no-op span, so nothing to describe
+        attrs = attributes(event, decide(event))
+        span = self.tracer.start_span(name, context=context, kind=SpanKind.INTERNAL, start_time=start, attributes=attrs)
+        for event_name, finding in findings(event):
+            span.add_event(event_name, finding, timestamp=end)
         if "error.type" in attrs:
             span.set_status(Status(StatusCode.ERROR, str(attrs.get("hookport.error"))))
         span.end(end_time=end)
