@@ -30,9 +30,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     from tests.docs.blocks import all_blocks
 
-    passed = [r for r in terminalreporter.stats.get("passed", []) if "test_block_runs_as_written" in r.nodeid]
-    if not passed and not terminalreporter.stats.get("failed"):
+    ran = [r for key in ("passed", "failed") for r in terminalreporter.stats.get(key, [])
+           if "test_block_runs_as_written" in r.nodeid and r.when == "call"]
+    if not ran:
         return
+    passed = [r for r in ran if r.passed]
     fragments = [b for b in all_blocks() if b.fragment is not None]
     terminalreporter.write_sep("-", f"docs blocks: {len(passed)} ran and passed, {len(fragments)} fragments")
     for block in fragments:

@@ -23,6 +23,9 @@ from tests.docs.blocks import ROOT, Block
 EXAMPLES = ROOT / "examples"
 TIMEOUT = 240.0
 """Seconds per block: importing a framework (crewai, google-adk) on a loaded 2-core machine takes a while."""
+OFFLINE = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "AGNO_TELEMETRY": "false", "HF_HUB_DISABLE_TELEMETRY": "1"}
+"""Beside the root conftest's telemetry switches (already in os.environ): what the frameworks the
+blocks import would otherwise fetch or send at import (LiteLLM's price list, Agno's and HF's telemetry)."""
 TESTS = re.compile(r"^(?:async\s+)?def test_\w*\(", re.M)
 
 
@@ -36,6 +39,7 @@ def environment() -> dict[str, str]:
     """The test's environment (telemetry off, the offline API key) with this Python's scripts first
     on PATH and no HOOKPORT_* setting of the caller's leaking into the block."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKPORT_") and k != "PYTHONPATH"}
+    env.update({k: v for k, v in OFFLINE.items() if k not in env})
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     return env
 

@@ -68,8 +68,3 @@ def test_every_fragment_marker_marks_a_block() -> None:
     stray = [where for page in pages() for where in stray_markers(page, ROOT)]
     assert not stray, f"fragment markers not on the line right before a python/bash fence: {stray}"
 
-
-def test_most_blocks_run() -> None:
-    """Marking is for what cannot run offline (an install from PyPI, a user's own service), not a way out."""
-    fragments = [b for b in BLOCKS if b.fragment is not None]
-    assert len(fragments) * 3 < len(BLOCKS), f"{len(fragments)} of {len(BLOCKS)} blocks are fragments"
