@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -30,9 +31,12 @@ FEWEST = 60
 """The pages held 61 such blocks when this test was written: finding fewer means the extractor broke."""
 
 
+def _text(output: str | bytes | None) -> str:
+    return output.decode(errors="replace") if isinstance(output, bytes) else output or ""
+
+
 def _shown(block: Block, done: object, what: str) -> str:
-    out = getattr(done, "stdout", "") or ""
-    err = getattr(done, "stderr", "") or ""
+    out, err = _text(getattr(done, "stdout", None)), _text(getattr(done, "stderr", None))
     return (
         f"{block.id}: {what}\n--- the block ({block.language}) ---\n{block.numbered()}\n"
         f"--- stdout ---\n{out[-4000:]}\n--- stderr ---\n{err[-6000:]}"
@@ -41,7 +45,10 @@ def _shown(block: Block, done: object, what: str) -> str:
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if b.fragment is None], ids=lambda b: b.id)
 def test_block_runs_as_written(block: Block, tmp_path: Path) -> None:
-    done = sandbox.run(block, tmp_path)
+    try:
+        done = sandbox.run(block, tmp_path)
+    except subprocess.TimeoutExpired as timed_out:
+        pytest.fail(_shown(block, timed_out, f"still running after {sandbox.TIMEOUT:.0f}s"))
     assert done.returncode == 0, _shown(block, done, f"exit status {done.returncode}")
 
 
