@@ -1,6 +1,6 @@
 """OpenTelemetry export: each decision hookport's hooks make is a span inside its call's span.
 
-    pip install 'hookport[otel]'
+    pip install -e '.[otel]'        # in a clone; or pip install 'opentelemetry-api>=1.20'
     hookport.otel.instrument()      # or HOOKPORT_OTEL=1, or hookport run --otel
     hookport.otel.uninstrument()
 
@@ -45,7 +45,9 @@ def instrument(tracer_provider: Any = None, meter_provider: Any = None, *, metri
     try:
         from opentelemetry import trace
     except ImportError as error:
-        raise ImportError(f"hookport.otel needs OpenTelemetry: pip install 'hookport[otel]' ({error})") from None
+        from hookport._extras import install_hint
+
+        raise ImportError(f"hookport.otel needs OpenTelemetry: {install_hint('otel')} ({error})") from None
     from hookport import __version__
     from hookport.otel.spans import DecisionSpans
 
