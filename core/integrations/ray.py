@@ -26,6 +26,7 @@ import importlib
 import inspect
 import os
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from typing import Any, Optional
 
 import wrapt
@@ -106,9 +107,9 @@ def _init(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwa
 
 def _remote(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if not getattr(instance, "_is_cross_language", False):
-        with instance._inject_lock:
-            if instance._function_signature is None and not getattr(instance, "_hookport_carries_run", False):
-                instance._function = accepting_carrier(instance._function)
+        with getattr(instance, "_inject_lock", None) or nullcontext():
+            if getattr(instance, "_function_signature", None) is None and not getattr(instance, "_hookport_carries_run", False):
+                instance._function = accepting_carrier(instance._function)  # before Ray reads its signature
                 instance._hookport_carries_run = True
     carrier = carry() if getattr(instance, "_hookport_carries_run", False) else None
     if carrier:

@@ -24,4 +24,5 @@ def test_worker_spans_join_the_drivers_trace_with_their_process() -> None:
     for span in spans:
         assert span["trace"] == driver["trace"]  # the trace context crossed with the task
         assert int(span["process.pid"]) == report["pid"] != driver["pid"]  # the worker's own process (a resource attribute)
+        assert span["run"] == "ticket-5"  # the driver's run, continued in the worker
     assert any(span["parent"] == driver["span"] for span in spans)  # under the span that sent the task
