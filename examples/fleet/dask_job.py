@@ -3,7 +3,7 @@
     dask scheduler --host 127.0.0.1 --port 8786 &
     PYTHONPATH=examples/fleet dask worker tcp://127.0.0.1:8786 --host 127.0.0.1 &
     python examples/fleet/dask_job.py tcp://127.0.0.1:8786
-    python examples/fleet/dask_job.py tcp://127.0.0.1:8786 --without-hookport   # the control (a fresh worker)
+    python examples/fleet/dask_job.py tcp://127.0.0.1:8786 --no-setup   # the control (a fresh worker)
 
 After `set_up_guard()` (guarding.py), the unchanged ``Client(address)`` registers hookport's
 worker plugin on the cluster. The workers need this directory on their path: the program's
@@ -39,4 +39,4 @@ def main(address: str, guarded: bool) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], "--without-hookport" not in sys.argv)
+    main(sys.argv[1], "--no-setup" not in sys.argv)

@@ -2,7 +2,8 @@
 
     ray start --head --node-ip-address=127.0.0.1 --include-dashboard=false   # someone else's cluster
     python examples/fleet/ray_job.py 127.0.0.1:6379
-    python examples/fleet/ray_job.py 127.0.0.1:6379 --without-hookport      # the control: delete_file runs
+    python examples/fleet/ray_job.py 127.0.0.1:6379 --no-setup      # the control: delete_file runs
+    hookport run --policy examples/fleet/policy.toml -- python examples/fleet/ray_job.py 127.0.0.1:6379 --no-setup
 
 After `set_up_guard()` (guarding.py: the adapter, the policy and a hook module in code,
 then `hookport.propagate()`), the unchanged ``ray.init(address=...)`` carries the guard in
@@ -56,4 +57,4 @@ def main(address: str, guarded: bool) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], "--without-hookport" not in sys.argv)
+    main(sys.argv[1], "--no-setup" not in sys.argv)

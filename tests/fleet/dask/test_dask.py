@@ -2,7 +2,7 @@
 
 examples/fleet/dask_job.py sets its guard up in code and calls `hookport.propagate()`;
 its unchanged ``Client(address)`` registers hookport's worker plugin, which starts the
-guard in the worker process. The twin is the same job with ``--without-hookport``, on
+guard in the worker process. The twin is the same job with ``--no-setup``, on
 a cluster of its own (a worker once guarded stays guarded).
 """
 
@@ -23,5 +23,5 @@ def test_the_refused_tool_never_runs_on_the_worker(dask_address: str) -> None:
 
 
 def test_the_twin_without_hookport_deletes(dask_address: str) -> None:
-    results = run_program("examples/fleet/dask_job.py", dask_address, "--without-hookport", timeout=400)
+    results = run_program("examples/fleet/dask_job.py", dask_address, "--no-setup", timeout=400)
     assert_unguarded(results["worker"], results["driver"])

@@ -4,10 +4,12 @@ examples/fleet/ray_job.py sets its guard up in code and calls `hookport.propagat
 its unchanged ``ray.init(address=...)`` then carries the guard to every worker of the
 job through the runtime_env. The agent runs in a task, in a task with a runtime_env
 of its own and in an actor; each reports how often its tools really executed in that
-worker. The twin is the same job with ``--without-hookport``.
+worker. The twin is the same job with ``--no-setup``.
 """
 
 from __future__ import annotations
+
+import sys
 
 import pytest
 
@@ -27,7 +29,7 @@ def guarded(ray_address: str) -> dict:
 
 @pytest.fixture(scope="module")
 def unguarded(ray_address: str) -> dict:
-    return run_program("examples/fleet/ray_job.py", ray_address, "--without-hookport", timeout=600, **RAY_ENV)
+    return run_program("examples/fleet/ray_job.py", ray_address, "--no-setup", timeout=600, **RAY_ENV)
 
 
 @pytest.mark.parametrize("place", PLACES)
@@ -42,3 +44,13 @@ def test_the_twin_without_hookport_deletes(unguarded: dict, place: str) -> None:
 
 def test_a_task_continues_the_drivers_run(guarded: dict) -> None:
     assert guarded["run"] == "ticket-7"
+
+
+def test_hookport_run_reaches_a_running_cluster(ray_address: str) -> None:
+    """No code at all: the job sets nothing up (``--no-setup``) and runs under `hookport run`."""
+    results = run_program(
+        "-m", "hookport.cli", "run", "--adapters", "langchain", "--policy", "examples/fleet/policy.toml", "--",
+        sys.executable, "examples/fleet/ray_job.py", ray_address, "--no-setup", timeout=600, **RAY_ENV,
+    )
+    for place in PLACES:
+        assert_guarded(results[place], results["driver"])
