@@ -97,3 +97,19 @@ def test_hookport_run_guards_a_child_with_its_own_environment() -> None:
 def test_the_same_child_without_hookport_run_deletes() -> None:
     report = run_program("tests/fleet/programs/spawner.py")
     assert report["ran"] == {"read_file": 1, "delete_file": 1}
+
+
+@pytest.mark.parametrize(("integration", "engine", "extra"), [("ray", "ray", "ray"), ("dask", "distributed", "dask"), ("celery", "celery", "celery")])
+def test_an_integration_without_its_engine_says_what_to_install(integration: str, engine: str, extra: str) -> None:
+    code = (
+        f"import json, sys\nsys.modules[{engine!r}] = None  # the engine is not installed\n"
+        f"try:\n    import hookport.integrations.{integration}\nexcept ImportError as error:\n    print(json.dumps(str(error)))\n"
+    )
+    message = run_program("-c", code)
+    assert f"hookport.integrations.{integration} needs {engine}" in message
+    assert f"pip install 'hookport[{extra}]'" in message
+
+
+def test_import_hookport_loads_no_fleet_module() -> None:
+    code = "import json, sys, hookport\nprint(json.dumps(sorted(m for m in sys.modules if m.startswith(('hookport.fleet', 'hookport.integrations', 'hookport.redis_counters', 'redis', 'ray')))))"
+    assert run_program("-c", code) == []
