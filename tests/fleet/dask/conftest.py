@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,8 +21,30 @@ from tests.fleet.conftest import ROOT
 from tests.fleet.services import answers_tcp, free_port, stop
 
 
+class DaskCluster:
+    """A scheduler and the workers the test started into it."""
+
+    def __init__(self, address: str, env: dict[str, str], log: Any, directory: Path) -> None:
+        self.address, self.env, self.log, self.directory = address, env, log, directory
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def add_worker(self) -> None:
+        """Start one more ``dask worker`` (with its nanny) into the scheduler."""
+        dask = str(Path(sys.executable).parent / "dask")
+        self.processes.append(subprocess.Popen(
+            [dask, "worker", self.address, "--host", "127.0.0.1", "--nworkers", "1", "--nthreads", "1", "--no-dashboard",
+             "--local-directory", str(self.directory / f"worker-{len(self.processes)}")],
+            env=self.env, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
+        ))
+
+
 @pytest.fixture
-def dask_address(tmp_path: Path) -> Iterator[str]:
+def dask_address(dask_cluster: DaskCluster) -> str:
+    return dask_cluster.address
+
+
+@pytest.fixture
+def dask_cluster(tmp_path: Path) -> Iterator[DaskCluster]:
     pytest.importorskip("distributed")
     dask = str(Path(sys.executable).parent / "dask")
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOOKPORT_")}
@@ -33,20 +56,15 @@ def dask_address(tmp_path: Path) -> Iterator[str]:
         [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
         env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
     )
-    worker = None
+    cluster = DaskCluster(address, env, log, tmp_path)
     try:
         deadline = time.monotonic() + 60
         while not answers_tcp(port):
             assert scheduler.poll() is None and time.monotonic() < deadline, (tmp_path / "dask.log").read_text()[-3000:]
             time.sleep(0.2)
-        worker = subprocess.Popen(
-            [dask, "worker", address, "--host", "127.0.0.1", "--nworkers", "1", "--nthreads", "1", "--no-dashboard",
-             "--local-directory", str(tmp_path / "worker")],
-            env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-        )
-        yield address
+        cluster.add_worker()
+        yield cluster
     finally:
-        for process in (worker, scheduler):
-            if process is not None:
-                stop(process)
+        for process in [*cluster.processes, scheduler]:
+            stop(process)
         log.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fleet.conftest import assert_guarded, assert_unguarded, run_program
+from tests.fleet.dask.conftest import DaskCluster
 
 pytest.importorskip("distributed")
 pytest.importorskip("langchain_core")
@@ -25,3 +26,22 @@ def test_the_refused_tool_never_runs_on_the_worker(dask_address: str) -> None:
 def test_the_twin_without_hookport_deletes(dask_address: str) -> None:
     results = run_program("examples/fleet/dask_job.py", dask_address, "--no-setup", timeout=400)
     assert_unguarded(results["worker"], results["driver"])
+
+
+def test_a_worker_that_joins_later_is_guarded_too(dask_cluster: DaskCluster) -> None:
+    """The plugin stays registered on the scheduler: a worker started after the guarded job gets it."""
+    run_program("examples/fleet/dask_job.py", dask_cluster.address, timeout=400)
+    dask_cluster.add_worker()
+    code = (
+        "import json, sys\nfrom distributed import Client\nfrom agent import run_agent\n"
+        f"with Client({dask_cluster.address!r}) as client:\n"
+        "    client.wait_for_workers(2, timeout=120)\n"
+        "    first = client.submit(run_agent, pure=False).result()\n"
+        "    others = [w for w, pid in client.run(__import__('os').getpid).items() if pid != first['pid']]\n"
+        "    later = client.submit(run_agent, pure=False, workers=others).result()\n"
+        "print(json.dumps({'first': first, 'later': later, 'driver': __import__('os').getpid()}))\n"
+    )
+    results = run_program("-c", code, timeout=400, PYTHONPATH="examples/fleet")
+    assert results["first"]["pid"] != results["later"]["pid"]  # one ran on each worker, the new one included
+    for worker in ("first", "later"):
+        assert_guarded(results[worker], results["driver"])  # this client set nothing up: the plugin did it
