@@ -18,12 +18,13 @@ from tests.fleet.services import stop
 EXAMPLES = ROOT / "examples" / "fleet"
 
 
-def start_worker(app: str, cwd: Path, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    """``celery -A app worker`` with a prefork pool of one process, from `cwd`, with none of hookport's variables."""
+def start_worker(app: str, cwd: Path, env: dict[str, str], log: Path, pool: str = "prefork") -> subprocess.Popen[bytes]:
+    """``celery -A app worker`` with a pool of one process (prefork) or none (solo), from `cwd`, with none of
+    hookport's variables."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("HOOKPORT_")}
     celery = str(Path(sys.executable).parent / "celery")
     return subprocess.Popen(
-        [celery, "-A", app, "worker", "--pool", "prefork", "--concurrency", "1",
+        [celery, "-A", app, "worker", "--pool", pool, "--concurrency", "1",
          "--loglevel", "INFO", "--without-heartbeat", "--without-mingle", "--without-gossip"],
         env={**clean, **env}, cwd=cwd, stdout=log.open("wb"), stderr=subprocess.STDOUT,
     )
@@ -55,19 +56,20 @@ def example_worker(redis_url: str, tmp_path: Path) -> Iterator[str]:
 
 @pytest.fixture
 def celery_worker(request: pytest.FixtureRequest, redis_url: str, tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """(broker URL, worker log) of a worker that is ready; ``request.param`` says whether it is guarded
-    (a string: guarded with these hook modules)."""
+    """(broker URL, worker log) of a worker that is ready; ``request.param``: ``guard`` (bool), ``hooks``
+    (the hook modules it is guarded with, default the examples' ``guards``), ``pool`` (default prefork)."""
     pytest.importorskip("celery")
     import redis
 
     redis.Redis.from_url(redis_url).flushdb()
     log = tmp_path / "worker.log"
+    settings = request.param
     env = {"FLEET_BROKER": redis_url, "PYTHONPATH": str(ROOT)}
-    if request.param:
+    if settings["guard"]:
         env["FLEET_GUARD"] = "1"
-    if isinstance(request.param, str):
-        env["FLEET_GUARD_HOOKS"] = request.param
-    worker = start_worker("tests.fleet.programs.celery_app", ROOT, env, log)
+    if settings.get("hooks"):
+        env["FLEET_GUARD_HOOKS"] = settings["hooks"]
+    worker = start_worker("tests.fleet.programs.celery_app", ROOT, env, log, settings.get("pool", "prefork"))
     try:
         wait_until_ready(worker, log)
         yield redis_url, log

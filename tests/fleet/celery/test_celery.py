@@ -1,8 +1,8 @@
-"""Celery: a prefork worker that was not started under `hookport run` (its app module guards it).
+"""Celery: a worker that was not started under `hookport run` (its app module guards it).
 
 The worker imports tests/fleet/programs/celery_app.py, which calls
-`hookport.integrations.celery.guard(app, ...)`; each pool process starts the guard
-after the fork. The sender (tests/fleet/programs/celery_driver.py) runs the agent
+`hookport.integrations.celery.guard(app, ...)`; each prefork pool process starts the
+guard after the fork (a solo worker, which does not fork, at worker_init). The sender (tests/fleet/programs/celery_driver.py) runs the agent
 task and reads its result. The twin worker's app module has no guard.
 """
 
@@ -18,7 +18,7 @@ pytest.importorskip("celery")
 pytest.importorskip("langchain_core")
 
 
-@pytest.mark.parametrize("celery_worker", [True], indirect=True, ids=["guarded"])
+@pytest.mark.parametrize("celery_worker", [{"guard": True}, {"guard": True, "pool": "solo"}], indirect=True, ids=["prefork", "solo"])
 def test_the_refused_tool_never_runs_in_the_pool_process(celery_worker: tuple[str, Path]) -> None:
     broker, _ = celery_worker
     report = run_program("tests/fleet/programs/celery_driver.py", "propagate", timeout=400, FLEET_BROKER=broker)
@@ -26,14 +26,14 @@ def test_the_refused_tool_never_runs_in_the_pool_process(celery_worker: tuple[st
     assert report["run_seen"] == "ticket-11"  # the run id crossed in the task's header
 
 
-@pytest.mark.parametrize("celery_worker", [False], indirect=True, ids=["unguarded"])
+@pytest.mark.parametrize("celery_worker", [{"guard": False}], indirect=True, ids=["unguarded"])
 def test_the_twin_without_hookport_deletes(celery_worker: tuple[str, Path]) -> None:
     broker, _ = celery_worker
     report = run_program("tests/fleet/programs/celery_driver.py", "none", timeout=400, FLEET_BROKER=broker)
     assert_unguarded(report["agent"], report["driver_pid"])
 
 
-@pytest.mark.parametrize("celery_worker", ["no_such_guards"], indirect=True, ids=["hook-module-missing"])
+@pytest.mark.parametrize("celery_worker", [{"guard": True, "hooks": "no_such_guards"}], indirect=True, ids=["hook-module-missing"])
 def test_a_pool_process_that_cannot_start_the_guard_runs_no_task(celery_worker: tuple[str, Path], tmp_path: Path) -> None:
     """The hook module is missing in the worker: each pool process exits before it takes a task."""
     broker, log = celery_worker
