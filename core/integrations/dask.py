@@ -7,8 +7,9 @@
 imported) makes every synchronous `Client` register `GuardPlugin` with the
 guard's variables: the scheduler hands it to each worker, now and as they
 join, and its ``setup`` starts the guard in the worker process
-(hookport.fleet.worker.start_worker). A worker that cannot start it fails the
-registration (the client raises) or, joining later, fails to start. An
+(hookport.fleet.worker.start_worker). A worker that cannot start it closes itself and
+its nanny, and the registration fails with the reason (the client raises); one joining later
+closes itself too (Dask would only log a plugin's error and keep it). An
 asynchronous client registers it itself: ``await client.register_plugin(guard_plugin())``.
 
 A worker process is shared by every client of the cluster: once guarded, it stays
@@ -45,7 +46,19 @@ class GuardPlugin(distributed.WorkerPlugin):  # type: ignore[misc,name-defined]
         self.variables = dict(variables)
 
     def setup(self, worker: Any) -> None:
-        start_worker(self.variables, where=f"Dask worker {getattr(worker, 'address', '?')}")
+        try:
+            start_worker(self.variables, where=f"Dask worker {getattr(worker, 'address', '?')}")
+        except Exception:
+            close_soon(worker)  # a worker joining later only logs a plugin's error: it must not stay and run tasks
+            raise
+
+
+def close_soon(worker: Any) -> None:
+    """Close the worker and its nanny (so it is not restarted) once the error has been reported."""
+    import asyncio
+
+    reason = "hookport: the guard could not start in this worker"
+    asyncio.get_running_loop().call_later(1.0, lambda: asyncio.ensure_future(worker.close(nanny=True, reason=reason)))
 
 
 def guard_plugin(variables: Optional[Mapping[str, str]] = None) -> GuardPlugin:

@@ -45,3 +45,30 @@ def test_a_worker_that_joins_later_is_guarded_too(dask_cluster: DaskCluster) -> 
     assert results["first"]["pid"] != results["later"]["pid"]  # one ran on each worker, the new one included
     for worker in ("first", "later"):
         assert_guarded(results[worker], results["driver"])  # this client set nothing up: the plugin did it
+
+
+def test_a_worker_that_cannot_start_the_guard_closes(dask_cluster: DaskCluster) -> None:
+    """A hook module the workers cannot import: connecting raises, naming it, and the worker goes away; so does
+    one that joins later. No worker is left to run a task unguarded."""
+    code = (
+        "import json, sys, time\nsys.path.insert(0, 'examples/fleet')\n"
+        "from distributed import Client\n"
+        f"watcher = Client({dask_cluster.address!r}, timeout=60)  # before the guard: a plain client\n"
+        "watcher.wait_for_workers(1, timeout=120)\n"
+        "import hookport\nfrom hookport import adapters\nadapters.install('langchain')\n"
+        "hookport.propagate(hooks=['not_on_the_workers'])\n"
+        "try:\n"
+        f"    Client({dask_cluster.address!r}, timeout=60)\n"
+        "    outcome = 'connected'\n"
+        "except Exception as error:\n"
+        "    outcome = f'{type(error).__name__}: {error}'\n"
+        "time.sleep(5)\n"
+        "print(json.dumps({'outcome': outcome, 'workers': len(watcher.scheduler_info()['workers'])}))\n"
+    )
+    results = run_program("-c", code, timeout=400)
+    assert "the hook module 'not_on_the_workers' cannot be found" in results["outcome"]
+    assert results["workers"] == 0
+    dask_cluster.add_worker()  # joins, gets the registered plugin, fails to start the guard, closes
+    later = dask_cluster.processes[-1]
+    assert later.wait(timeout=120) is not None
+    assert "hookport: the guard could not start" in (dask_cluster.directory / "dask.log").read_text()
