@@ -11,7 +11,8 @@ program's own still runs, after hookport's. Ray merges the job's ``env_vars``
 with a task's or actor's own ``runtime_env``, and the setup hook travels in them,
 so a task started with ``runtime_env={"env_vars": {...}}`` is guarded too. A
 worker whose guard cannot start (a hook module missing on that node) exits
-before it runs a task, and the task fails.
+before it runs a task, and the task fails (``WorkerCrashedError``, the reason in
+the worker's log).
 
 Each task submitted inside a run carries the run id and trace context (a
 keyword argument hookport adds to the remote function and removes before your

@@ -26,7 +26,13 @@ RAY_ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENA
 
 
 @pytest.fixture(scope="session")
-def ray_address() -> Iterator[str]:
+def ray_address(ray_cluster: tuple[str, Path]) -> str:
+    return ray_cluster[0]
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[tuple[str, Path]]:
+    """(address, Ray's temp dir with the session's logs)."""
     pytest.importorskip("ray")
     port = free_port()
     temp = Path(tempfile.mkdtemp(prefix="hpray-", dir="/tmp"))  # short: Ray's socket paths must fit in 107 bytes
@@ -44,7 +50,7 @@ def ray_address() -> Iterator[str]:
             assert head.poll() is None, f"ray start exited with {head.returncode}: {head.stderr.read().decode()[-3000:]}"  # type: ignore[union-attr]
             assert time.monotonic() < deadline, "the Ray head did not listen within 120 s"
             time.sleep(0.5)
-        yield f"127.0.0.1:{port}"
+        yield f"127.0.0.1:{port}", temp
     finally:
         os.killpg(head.pid, signal.SIGTERM)  # ray start's own session: the head and the processes it started
         try:

@@ -10,6 +10,7 @@ worker. The twin is the same job with ``--no-setup``.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -54,3 +55,25 @@ def test_hookport_run_reaches_a_running_cluster(ray_address: str) -> None:
     )
     for place in PLACES:
         assert_guarded(results[place], results["driver"])
+
+
+def test_a_worker_that_cannot_start_the_guard_runs_no_task(ray_cluster: tuple[str, Path]) -> None:
+    """A hook module the workers cannot import: the worker exits before the task (which fails), saying why in its log."""
+    ray_address, temp = ray_cluster
+    code = (
+        "import json, sys\nsys.path.insert(0, 'examples/fleet')\n"
+        "import hookport\nfrom hookport import adapters\nadapters.install('langchain')\n"
+        "hookport.propagate(hooks=['not_on_the_workers'])\n"
+        "import ray\n"
+        f"ray.init(address={ray_address!r}, logging_level='ERROR', log_to_driver=False)\n"
+        "from agent import run_agent\n"
+        "try:\n"
+        "    outcome = json.dumps(ray.get(ray.remote(run_agent).remote(), timeout=120))\n"
+        "except Exception as error:\n"
+        "    outcome = f'{type(error).__name__}: {error}'\n"
+        "print(json.dumps(outcome))\n"
+    )
+    outcome = run_program("-c", code, timeout=400, **RAY_ENV)
+    assert outcome.startswith("WorkerCrashedError") and '"ran"' not in outcome, outcome
+    logs = "".join(p.read_text(errors="replace") for p in temp.glob("session_*/logs/*worker*"))
+    assert "the hook module 'not_on_the_workers' cannot be found" in logs
