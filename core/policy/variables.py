@@ -71,7 +71,7 @@ class Call:
 
     def args(self, keys: Optional[frozenset[str]]) -> dict[str, Any]:
         arguments = getattr(self.ctx, "tool_input", None)
-        if not isinstance(arguments, Mapping):
+        if type(arguments) is not dict and not isinstance(arguments, Mapping):
             return {}
         if keys is None:
             return plain(arguments)  # type: ignore[no-any-return]
