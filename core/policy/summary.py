@@ -36,7 +36,7 @@ def summarize(document: PolicyDocument, source: Callable[..., str]) -> list[Rule
         add(source("deny", index), "deny", deny.tools, f"refused: {deny.reason}", deny)
     for index, flow in enumerate(document.flow):
         what = "refused" if flow.deny is not None else f"{flow.hook} decides"
-        add(source("flow", index), "flow", flow.deny or flow.approve,
+        add(source("flow", index), "flow", [*flow.after, *(flow.deny or flow.approve or [])],
             f"after {', '.join(flow.after)} returned: {what}", flow)
     for index, warn in enumerate(document.warn):
         add(source("warn", index), "warn", warn.tools, f"reported: {warn.reason}", warn)
