@@ -104,22 +104,8 @@ def compile_document(
     limits = document.limits
     counts = RunCounts(document.policy.name or label, conditions.tools_counted() | {normalized(t) for t in limits.max_calls})
 
-    def rule_args(kind: str, index: int, rule: Any, tools: Any = None) -> tuple[Any, ...]:
-        return (source(kind, index), tools if tools is not None else rule.tools, conditions.get(kind, index),
-                audit(rule), rule.reason)
-
     flows = {index: Flow(counts, rule.after) for index, rule in enumerate(document.flow)}
-    before: list[ToolRule] = [Deny(*rule_args("deny", i, rule)) for i, rule in enumerate(document.deny)]
-    before += [FlowDeny(flows[i], *rule_args("flow", i, rule, rule.deny))
-               for i, rule in enumerate(document.flow) if rule.deny is not None]
-    after: list[ToolRule] = []
-    for index, rule in enumerate(document.warn):
-        condition = conditions.get("warn", index)
-        (after if condition is not None and "result" in condition.fields else before).append(
-            Warn(*rule_args("warn", index, rule)))
-    before += [Rewrite(rule.remove_args, rule.set_args, *rule_args("rewrite", i, rule))
-               for i, rule in enumerate(document.rewrite)]
-
+    before, after = tool_rules(document, conditions, source, audit, flows)
     allowed = None
     if document.allow is not None:
         allowed = AllowList(document.allow.tools, source("allow"), document.allow.reason, audit(document.allow))
@@ -149,6 +135,28 @@ def compile_document(
     if named:
         hooks += unknown_tools(named, f"{label}:tools_offered")
     return hooks, problems
+
+
+def tool_rules(document: PolicyDocument, conditions: Conditions, source: Callable[..., str],
+               audit: Callable[[Any], bool], flows: dict[int, Flow]) -> tuple[list[ToolRule], list[ToolRule]]:
+    """The gates' rules: those decided before the call (deny, flow denies, warn, rewrite, in that order)
+    and the ``[[warn]]`` rules whose condition reads ``result`` (decided after it)."""
+
+    def fields(kind: str, index: int, rule: Any, tools: Any = None) -> tuple[Any, ...]:
+        return (source(kind, index), tools if tools is not None else rule.tools, conditions.get(kind, index),
+                audit(rule), rule.reason)
+
+    before: list[ToolRule] = [Deny(*fields("deny", i, rule)) for i, rule in enumerate(document.deny)]
+    before += [FlowDeny(flows[i], *fields("flow", i, rule, rule.deny))
+               for i, rule in enumerate(document.flow) if rule.deny is not None]
+    after: list[ToolRule] = []
+    for index, rule in enumerate(document.warn):
+        condition = conditions.get("warn", index)
+        (after if condition is not None and "result" in condition.fields else before).append(
+            Warn(*fields("warn", index, rule)))
+    before += [Rewrite(rule.remove_args, rule.set_args, *fields("rewrite", i, rule))
+               for i, rule in enumerate(document.rewrite)]
+    return before, after
 
 
 def tool_tally(document: PolicyDocument, counts: RunCounts, conditions: Conditions,
