@@ -101,7 +101,7 @@ def redact(rule: RedactRule, source: str, guard: Optional[Guard] = None) -> list
             new = change(ctx)
             if new is None:
                 return None
-            reason = f"'{rule.pattern}' redacted in {name}"
+            reason = f"matches replaced with {replacement} in {name}"  # not the pattern: it may match itself
             try:
                 if not guard.holds(ctx):
                     return None
