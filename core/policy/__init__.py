@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from hookport.approvals import StoreError
 from hookport.points import InterceptionPoint
 from hookport.policy.lines import index_lines, line_of
 from hookport.policy.rules import CompiledHook, allow, approval, budget, deny, redact, unknown_tools
@@ -175,10 +176,14 @@ def compile_document(
             hooks += budget(point, limit, what, source("limits", key))
     for index, approval_rule in enumerate(document.approval if import_hooks else ()):
         try:
-            hooks += approval(approval_rule, source("approval", index))
+            hooks += approval(approval_rule, source("approval", index), document.approvals.store)
         except LookupError as error:  # the named approval hook cannot be imported
             line = line_of(lines, ("approval", index, "hook"))
             problems.append(f"line {line or '?'}: approval[{index}].hook: {error}")
+        except StoreError as error:  # no store, or one that cannot be opened
+            key = "store" if approval_rule.store else None
+            line = line_of(lines, ("approval", index, key) if key else ("approval", index))
+            problems.append(f"line {line or '?'}: approval[{index}]{'.store' if key else ''}: {error}")
     for index, redact_rule in enumerate(document.redact):
         hooks += redact(redact_rule, source("redact", index))
     named = named_tools(summarize(document, source))

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from hookport.approvals import ENV, StoreError, open_store, store_url
 from hookport.boundary import current_execution
 from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
@@ -209,10 +210,20 @@ def forgetting(source: str, forget: Callable[[Any], None]) -> CompiledHook:
     return CompiledHook(InterceptionPoint.EXECUTION_END, QuickPolicyHook(f"{source}:end_of_run", forget), on_error="open")
 
 
-def approval(rule: ApprovalRule, source: str) -> list[CompiledHook]:
-    approver = Approver(rule, source, import_object(rule.hook))
+def approval(rule: ApprovalRule, source: str, default_store: str | None = None) -> list[CompiledHook]:
+    """The rule's hook. Raises LookupError (the hook does not import) or `StoreError` (no store, or one
+    that cannot be opened) at load time, so a broken rule never reaches a call."""
+    url = store_url(rule.store or default_store)
+    if rule.hook is None and url is None:
+        raise StoreError("no `hook` and no store: without a hook the approval store and its inbox decide, so name "
+                         f"one (store = \"sqlite:///approvals.db\" here, [approvals] store = ..., or ${ENV})")
+    store = open_store(url) if url is not None else None
+    approver = Approver(rule, source, import_object(rule.hook) if rule.hook else None, store)
     tools = tuple(rule.tools) if rule.tools is not None else None
-    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(source, approver), tools, rule.timeout)]
+    # A hook's timeout is the registry's; a store's wait keeps its own clock (it records the timeout), so the
+    # registry only stops a wait that outlived it by far (and HOOKPORT_HOOK_TIMEOUT never cuts it short).
+    timeout = rule.timeout if rule.hook else (rule.timeout + 30 if rule.timeout else None)
+    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(source, approver), tools, timeout)]
 
 
 def unknown_tools(named: dict[str, list[str]], source: str) -> list[CompiledHook]:
