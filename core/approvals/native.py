@@ -2,7 +2,7 @@
 
 | framework | how the run pauses and resumes |
 |---|---|
-| LangGraph (``langchain``) | the tool call raises LangGraph's ``interrupt`` with the request; ``graph.invoke(Command(resume=True))`` (or ``False``, ``{"approve": False, "reason": ...}``, or ``None`` after a decision in the store) resumes it; a checkpointer and a ``thread_id`` are LangGraph's requirements |
+| LangGraph (``langchain``) | the tool call raises LangGraph's ``interrupt`` with the request; ``graph.invoke(Command(resume=True))`` (or ``False``, ``{"approve": False, "reason": ...}``, or any other value, e.g. ``"decided"``, after a decision in the store) resumes it; a checkpointer and a ``thread_id`` are LangGraph's requirements |
 | OpenAI Agents SDK (``openai-agents``) | the SDK's ``needs_approval``: the run stops with ``result.interruptions``; ``state.approve(item)`` / ``state.reject(item)`` and ``Runner.run(agent, state)`` resume it (see `hookport.approvals.sdk_approval`) |
 
 Not offered, and why (the call is refused with this reason, never let through):
