@@ -29,6 +29,10 @@ class MemoryStore(ApprovalStore):
             self._open_ids[new.digest] = new.id
             return new, True
 
+    def _find(self, digest: str) -> Optional[ApprovalRequest]:
+        known = self._open_ids.get(digest)
+        return None if known is None else self._requests.get(known)
+
     def _get(self, request_id: str) -> Optional[ApprovalRequest]:
         return self._requests.get(request_id)
 

@@ -54,7 +54,7 @@ def passes(error: BaseException) -> bool:
     return getattr(error, PAUSE, False) is True
 
 
-def pause(store: ApprovalStore, call: Call, reason: str, note: Callable[[ApprovalRequest, bool], None]) -> Verdict:
+def pause(store: ApprovalStore, call: Call, reason: str, note: Callable[[ApprovalRequest, bool], None], ctx: Any) -> Verdict:
     """The verdict for `call`: from the store if already decided, else the framework pauses the run and
     the answer it resumes with (or the store's decision meanwhile) decides."""
     framework = call.framework or ""
@@ -71,8 +71,8 @@ def pause(store: ApprovalStore, call: Call, reason: str, note: Callable[[Approva
     if request.state == "approved":  # consumed by a racing call: this one asks anew
         request, created = ask(store, call)
         note(request, created)
-    answer = pauser(request, reason)
-    return resumed(store, request, answer, f"{framework} resume")
+    answer = pauser(request, reason, ctx)
+    return resumed(store, request, answer, BY.get(framework, f"{framework} resume"))
 
 
 def resumed(store: ApprovalStore, request: ApprovalRequest, answer: Any, by: str) -> Verdict:
@@ -102,7 +102,7 @@ def as_decision(answer: Any) -> tuple[Optional[bool], Optional[str]]:
     return None, None
 
 
-def langgraph(request: ApprovalRequest, reason: str) -> Any:
+def langgraph(request: ApprovalRequest, reason: str, ctx: Any) -> Any:
     """LangGraph's ``interrupt``: the first time it raises (the run pauses), on resume it returns the answer."""
     if "langgraph" not in sys.modules:
         raise NotOffered("wait = \"native\" on LangChain needs a LangGraph graph (LangGraph is not loaded)")
@@ -121,4 +121,24 @@ def langgraph(request: ApprovalRequest, reason: str) -> Any:
         raise let_through(paused)
 
 
-PAUSERS: dict[str, Callable[[ApprovalRequest, str], Any]] = {"langchain": langgraph}
+def openai_agents(request: ApprovalRequest, reason: str, ctx: Any) -> Any:
+    """The SDK paused the run before this call (`hookport.pauses`, ``needs_approval``) and was resumed with
+    ``state.approve(item)`` or ``state.reject(item)``: its run state holds the answer."""
+    context = (getattr(ctx, "metadata", None) or {}).get("run_context")
+    checker = getattr(context, "is_tool_approved", None)
+    status = checker(ctx.tool_name, ctx.tool_call_id) if callable(checker) and ctx.tool_call_id else None
+    if status is None:
+        raise NotOffered("wait = \"native\": the OpenAI Agents SDK did not ask for this call's approval (a tool "
+                         "called outside a run's approval step)")
+    return {"approve": bool(status), "reason": None if status else "rejected in the run state"}
+
+
+def wants_pause(framework: str) -> bool:
+    """Whether `framework` pauses before its call site (the PRE_TOOL_CALL hook then reads the answer)."""
+    return framework in BEFORE_CALL_SITE
+
+
+PAUSERS: dict[str, Callable[[ApprovalRequest, str, Any], Any]] = {"langchain": langgraph, "openai-agents": openai_agents}
+BEFORE_CALL_SITE = frozenset({"openai-agents"})
+"""Frameworks that decide on approval while planning a turn, before the tool's call site (`hookport.pauses`)."""
+BY = {"openai-agents": "openai-agents run state"}

@@ -96,6 +96,10 @@ class RedisStore(ApprovalStore):
         assert request is not None  # the script returns what it found or stored
         return request, bool(created)
 
+    def _find(self, digest: str) -> Optional[ApprovalRequest]:
+        known = self._call("read", lambda: self._client.get(f"{self.prefix}open:{digest}"))
+        return None if known is None else self._get(known.decode())
+
     def _get(self, request_id: str) -> Optional[ApprovalRequest]:
         return _request(self._call("read", lambda: self._client.hgetall(f"{self.prefix}req:{request_id}")))
 

@@ -95,6 +95,11 @@ class SQLiteStore(ApprovalStore):
 
         return self._run("write", work)  # type: ignore[no-any-return]
 
+    def _find(self, digest: str) -> Optional[ApprovalRequest]:
+        row = self._run("read", lambda db: db.execute(
+            "SELECT record FROM approval_requests WHERE digest = ? AND closed_at IS NULL", (digest,)).fetchone())
+        return ApprovalRequest.model_validate_json(row[0]) if row else None
+
     def _get(self, request_id: str) -> Optional[ApprovalRequest]:
         row = self._run("read", lambda db: db.execute(
             "SELECT record FROM approval_requests WHERE id = ?", (request_id,)).fetchone())

@@ -37,6 +37,10 @@ class ApprovalStore(abc.ABC):
         """The open request for ``new.digest``, or `new` stored (then True), atomically."""
 
     @abc.abstractmethod
+    def _find(self, digest: str) -> Optional[ApprovalRequest]:
+        """The open request for this call digest, or None."""
+
+    @abc.abstractmethod
     def _get(self, request_id: str) -> Optional[ApprovalRequest]:
         """The request, or None."""
 
@@ -66,6 +70,10 @@ class ApprovalStore(abc.ABC):
             framework=framework, rule=rule, lasts=lasts, created_at=time.time(),
         )
         return self._open(new)
+
+    def find(self, digest: str) -> Optional[ApprovalRequest]:
+        """The open request of this call (pending, approved and not yet used, or denied and not yet read)."""
+        return self._find(digest)
 
     def get(self, request_id: str) -> ApprovalRequest:
         found = self._get(request_id)

@@ -36,11 +36,13 @@ from hookport.approvals.errors import AlreadyDecided, ApprovalError
 from hookport.approvals.model import ApprovalRequest
 from hookport.approvals.store import ApprovalStore
 from hookport.approvals.waiting import Call, Verdict, ask, await_decision, call_of, settle, wait
-from hookport.canonical import args_sha256
+from hookport.canonical import args_sha256, call_digest
 from hookport.errors import HookAborted
 from hookport.outcomes import report
 from hookport.policy.redactions import scrub
 from hookport.policy.schema import ApprovalRule
+from hookport.registry import sanitize_tool_name
+from hookport.runs import current_run_id
 
 
 class Approver:
@@ -137,11 +139,25 @@ class Approver:
             return self.finish(ctx, self.guarded(lambda: self.deferred(ctx)))
         if wait_mode == "native":
             return self.finish(ctx, self.guarded(lambda: native.pause(self.store, self.call(ctx), self.rule.reason,
-                                                                       self.noting(ctx)), native.passes))
+                                                                       self.noting(ctx), ctx), native.passes))
         if on_event_loop():
             return self.block_async(ctx)
         return self.finish(ctx, self.guarded(lambda: wait(self.store, self.call(ctx), self.rule.timeout,
                                                            self.noting(ctx))))
+
+    def native_pause(self, framework: str, tool_name: str, arguments: Any) -> bool:
+        """`hookport.pauses`: a native rule covering this call, on a framework that pauses before the call site,
+        wants the pause; unless the store holds an approval for the call already (made while the run was down)."""
+        if self.rule.wait != "native" or not native.wants_pause(framework) or not self.covers(tool_name):
+            return False
+        try:
+            found = self.store.find(call_digest(tool_name, arguments, current_run_id()))  # type: ignore[union-attr]
+        except Exception:
+            return True  # and the PRE_TOOL_CALL hook refuses if the store stays broken
+        return found is None or found.state != "approved"
+
+    def covers(self, tool_name: str) -> bool:
+        return self.rule.tools is None or sanitize_tool_name(tool_name) in {sanitize_tool_name(t) for t in self.rule.tools}
 
     async def block_async(self, ctx: Any) -> None:
         try:

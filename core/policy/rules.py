@@ -223,7 +223,10 @@ def approval(rule: ApprovalRule, source: str, default_store: str | None = None) 
     # A hook's timeout is the registry's; a store's wait keeps its own clock (it records the timeout), so the
     # registry only stops a wait that outlived it by far (and HOOKPORT_HOOK_TIMEOUT never cuts it short).
     timeout = rule.timeout if rule.hook else (rule.timeout + 30 if rule.timeout else None)
-    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(source, approver), tools, timeout)]
+    hook = PolicyHook(source, approver)
+    if rule.wait == "native":
+        hook.native_pause = approver.native_pause  # type: ignore[attr-defined]  # read by hookport.pauses
+    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, hook, tools, timeout)]
 
 
 def unknown_tools(named: dict[str, list[str]], source: str) -> list[CompiledHook]:
