@@ -5,6 +5,7 @@ bound to the same request."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,11 +15,17 @@ pytest.importorskip("langgraph")
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from langgraph.types import Command  # noqa: E402
 
-from hookport.approvals import open_store  # noqa: E402
+from hookport.approvals import forget_stores, open_store  # noqa: E402
 from hookport.policy import parse_policy  # noqa: E402
 from tests.policy.agents import ScriptedModel, Toolbox, ask, call, langchain_installed, told  # noqa: E402,F401
 
 pytestmark = pytest.mark.usefixtures("langchain_installed")
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Any) -> Iterator[str]:
+    yield f"sqlite:///{tmp_path / 'approvals.db'}"
+    forget_stores()
 
 
 def agent(box: Toolbox) -> Any:

@@ -19,10 +19,16 @@ pytest.importorskip("agents")
 from agents import Runner  # noqa: E402
 
 from hookport import adapters  # noqa: E402
-from hookport.approvals import open_store  # noqa: E402
+from hookport.approvals import forget_stores, open_store  # noqa: E402
 from hookport.policy import parse_policy  # noqa: E402
 from tests.adapters.openai_agents.harness import build_agent  # noqa: E402
 from tests.conformance.harness import Turn  # noqa: E402
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Any) -> Iterator[str]:
+    yield f"sqlite:///{tmp_path / 'approvals.db'}"
+    forget_stores()
 
 
 @pytest.fixture(autouse=True)
