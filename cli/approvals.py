@@ -91,6 +91,9 @@ def show_request(store: ApprovalStore, args: argparse.Namespace, out: TextIO) ->
 def describe(request: ApprovalRequest) -> str:
     row = request.row()
     row["arguments"] = json.dumps(request.arguments, sort_keys=True)
+    for key in ("created_at", "decided_at", "closed_at"):
+        if row[key] is not None:
+            row[key] = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(row[key]))
     return "".join(f"{key:<16}{'' if value is None else value}\n" for key, value in row.items())
 
 

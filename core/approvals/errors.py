@@ -24,6 +24,8 @@ class AlreadyDecided(ApprovalError):
         who = f" by {by}" if by else ""
         if state == "timed_out":
             detail = "timed out: the call stopped waiting, so a decision now would approve nothing"
+        elif state == "consumed":
+            detail = f"already approved{who}, and its call has gone through"
         else:
             detail = f"already {state}{who}"
         super().__init__(f"approval request {request_id} is {detail}")
