@@ -1,6 +1,6 @@
 """OpenTelemetry export: each dispatch that ran hooks becomes a span.
 
-    pip install 'hookport[otel]'
+    pip install -e '.[otel]'        # in a clone; or pip install 'opentelemetry-api>=1.20'
     hookport.otel.instrument()      # or HOOKPORT_OTEL=1, or hookport run --otel
     hookport.otel.uninstrument()
 
@@ -42,6 +42,7 @@ from time import time_ns
 from typing import Any
 
 from hookport import events
+from hookport._extras import install_hint
 
 OPERATION_BY_POINT = {
     "pre_model_call": "chat",
@@ -138,7 +139,7 @@ def instrument(tracer_provider: Any = None) -> None:
     try:
         from opentelemetry import trace
     except ImportError as error:
-        raise ImportError(f"hookport.otel needs OpenTelemetry: pip install 'hookport[otel]' ({error})") from None
+        raise ImportError(f"hookport.otel needs OpenTelemetry: {install_hint('otel')} ({error})") from None
     from hookport import __version__
 
     with _lock:

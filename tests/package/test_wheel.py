@@ -75,7 +75,7 @@ def test_doctor_from_a_clean_venv(installed: Path) -> None:
 
 
 def test_quickstart_from_a_clean_venv(installed: Path, tmp_path: Path) -> None:
-    for name in ("quickstart.py", "policies.py"):
+    for name in ("quickstart.py", "policies.py", "offline_agent.py"):
         shutil.copy(ROOT / "examples" / name, tmp_path / name)
     done = run([str(installed / "python"), "quickstart.py"], cwd=tmp_path)
     assert "notes.txt still exists: True" in done.stdout
