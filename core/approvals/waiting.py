@@ -37,6 +37,7 @@ class Call:
     digest: str
     tool: str
     arguments: Any
+    """As the hook sees them (the request shows them redacted: `shown`)."""
     agent: Optional[str]
     run_id: Optional[str]
     framework: Optional[str]
@@ -60,7 +61,7 @@ def call_of(ctx: Any, rule: str, lasts: Lasts) -> Call:
     arguments = ctx.tool_input
     return Call(
         digest=call_digest(ctx.tool_name or "", arguments, run_id),
-        tool=ctx.tool_name or "", arguments=shown(arguments), agent=getattr(ctx, "agent_role", None),
+        tool=ctx.tool_name or "", arguments=arguments, agent=getattr(ctx, "agent_role", None),
         run_id=run_id, framework=getattr(ctx, "framework", None), rule=rule, lasts=lasts,
     )
 
@@ -87,8 +88,11 @@ def shown(arguments: Any) -> Any:
 
 
 def ask(store: ApprovalStore, call: Call) -> tuple[ApprovalRequest, bool]:
-    """The call's open request, or a new pending one (True when filed now)."""
-    return store.request(call.digest, tool=call.tool, arguments=call.arguments, agent=call.agent,
+    """The call's open request, or a new pending one (True when filed now) showing the arguments redacted."""
+    found = store.find(call.digest)
+    if found is not None:
+        return found, False
+    return store.request(call.digest, tool=call.tool, arguments=shown(call.arguments), agent=call.agent,
                          run_id=call.run_id, framework=call.framework, rule=call.rule, lasts=call.lasts)
 
 
