@@ -113,12 +113,16 @@ class Approver:
             raise HookAborted(self.rule.reason, source=self.source)
 
     def record_hook_answer(self, ctx: Any, approved: bool) -> None:
+        """File the call and record the hook's answer as its decision; an approval is used by this call only
+        when the hook said yes (a no never spends an approval someone gave in the inbox)."""
         request, _ = ask(self.store, self.call(ctx))  # type: ignore[arg-type]
-        try:
-            request = self.store.decide(request.id, approved, by=f"hook {self.rule.hook}")  # type: ignore[union-attr]
-        except AlreadyDecided:
-            request = self.store.get(request.id)  # type: ignore[union-attr]
-        settle(self.store, request)  # type: ignore[arg-type]
+        if request.state == "pending":
+            try:
+                request = self.store.decide(request.id, approved, by=f"hook {self.rule.hook}")  # type: ignore[union-attr]
+            except AlreadyDecided:
+                request = self.store.get(request.id)  # type: ignore[union-attr]
+        if approved == (request.state == "approved"):
+            settle(self.store, request)  # type: ignore[arg-type]
 
     def failed(self, error: BaseException) -> HookAborted:
         """The refusal; the error's text may quote the arguments, so the redact rules apply to it."""

@@ -220,9 +220,10 @@ def approval(rule: ApprovalRule, source: str, default_store: str | None = None) 
     store = open_store(url) if url is not None else None
     approver = Approver(rule, source, import_object(rule.hook) if rule.hook else None, store)
     tools = tuple(rule.tools) if rule.tools is not None else None
-    # A hook's timeout is the registry's; a store's wait keeps its own clock (it records the timeout), so the
-    # registry only stops a wait that outlived it by far (and HOOKPORT_HOOK_TIMEOUT never cuts it short).
-    timeout = rule.timeout if rule.hook else (rule.timeout + 30 if rule.timeout else None)
+    # A hook's timeout is the registry's. A store's wait keeps its own clock (it records the timeout), and runs
+    # inline: a registry timeout would put every covered call on a thread of its own (HOOKPORT_HOOK_TIMEOUT, when
+    # set, still bounds it as it bounds every hook).
+    timeout = rule.timeout if rule.hook else None
     hook = PolicyHook(source, approver)
     if rule.wait == "native":
         hook.native_pause = approver.native_pause  # type: ignore[attr-defined]  # read by hookport.pauses

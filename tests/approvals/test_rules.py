@@ -201,3 +201,21 @@ def test_mistakes_name_the_line(text: str, message: str, monkeypatch: pytest.Mon
     with pytest.raises(PolicyError) as raised:
         parse_policy(text, "policy.toml")
     assert message in str(raised.value)
+
+
+def test_a_hooks_no_never_spends_an_approval_from_the_inbox(sqlite_url: str) -> None:
+    """A hook that refuses, while the store holds someone's approval for the same call: refused, and the
+    approval is still there for a call the hook lets through."""
+    from hookport.approvals.waiting import ask, call_of
+    from hookport.contexts import ToolCallHookContext
+
+    parse_policy(f'[[approval]]\nhook = "tests.policy.approvals:refuse_async"\ntools = ["send_email"]\n'
+                 f'store = "{sqlite_url}"\n', "policy.toml").register()
+    store = open_store(sqlite_url)
+    with runs.bind_run("r1"):
+        call = call_of(ToolCallHookContext("send_email", {"to": "bob@example.com", "body": "hi"}), "x", "call")
+    request, _ = ask(store, call)
+    store.decide(request.id, True, by="alice")
+    box = Toolbox()
+    assert "not approved" in send(box, "r1") and box.ran["send_email"] == 0
+    assert store.get(request.id).state == "approved" and store.get(request.id).open
