@@ -32,7 +32,8 @@ def summarize(document: PolicyDocument, source: Callable[..., str]) -> list[Rule
     for index, rule in enumerate(document.approval):
         timeout = f", refused after {rule.timeout:g}s" if rule.timeout is not None else ""
         tools = tuple(rule.tools) if rule.tools is not None else None
-        rules.append(RuleSummary(source("approval", index), "approval", tools, f"{rule.hook} decides{timeout}"))
+        who = f"{rule.hook} decides" if rule.hook else f"a person decides in {rule.store or document.approvals.store or 'the approval store'} (wait = {rule.wait}, lasts = {rule.lasts})"
+        rules.append(RuleSummary(source("approval", index), "approval", tools, f"{who}{timeout}"))
     for index, redact in enumerate(document.redact):
         where = ", ".join(redact.in_)
         rules.append(RuleSummary(source("redact", index), "redact", None, f"'{redact.pattern}' -> '{redact.replacement}' in {where}"))
