@@ -18,7 +18,6 @@ pytest.importorskip("agents")
 
 from agents import Runner  # noqa: E402
 
-from hookport import adapters  # noqa: E402
 from hookport.approvals import forget_stores, open_store  # noqa: E402
 from hookport.policy import parse_policy  # noqa: E402
 from tests.adapters.openai_agents.harness import build_agent  # noqa: E402
@@ -31,11 +30,7 @@ def sqlite_url(tmp_path: Any) -> Iterator[str]:
     forget_stores()
 
 
-@pytest.fixture(autouse=True)
-def installed() -> Iterator[None]:
-    adapters.install("openai-agents")
-    yield
-    adapters.uninstall("openai-agents")
+pytestmark = pytest.mark.usefixtures("openai_agents_adapter")
 
 
 def start(runs: list[tuple[str, dict[str, Any]]]) -> tuple[Any, Any]:
