@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 from collections.abc import Callable
 from typing import Any, Optional
 
@@ -43,6 +44,9 @@ from hookport.policy.redactions import scrub
 from hookport.policy.schema import ApprovalRule
 from hookport.registry import sanitize_tool_name
 from hookport.runs import current_run_id
+
+
+logger = logging.getLogger("hookport.approvals")
 
 
 class Approver:
@@ -74,7 +78,6 @@ class Approver:
     # -- a hook decides ----------------------------------------------------------------
 
     def ask(self, ctx: Any) -> Any:
-        self.filed(ctx)
         try:
             return self.approve(ctx)  # type: ignore[misc]
         except HookAborted:
@@ -83,8 +86,6 @@ class Approver:
             raise self.failed(error) from error
 
     async def settle(self, start: Callable[[Any], Any], ctx: Any) -> None:
-        if start is self.approve:
-            self.filed(ctx)
         try:
             answer = await start(ctx)
         except HookAborted:
@@ -99,9 +100,6 @@ class Approver:
             await self.settle(lambda _: answer, ctx)
         else:
             self.decide(ctx, answer)
-
-    def filed(self, ctx: Any) -> None:
-        report(ctx, self.rule_name, "approve", f"asked {self.rule.hook}", args_sha256=args_sha256(ctx.tool_input))
 
     def decide(self, ctx: Any, answer: Any) -> None:
         approved = answer is True
@@ -180,10 +178,11 @@ class Approver:
         return verdict or Verdict("approval_pending", request)
 
     def noting(self, ctx: Any) -> Callable[[ApprovalRequest, bool], None]:
+        """What a wait does with each request it is bound to: the log says which one (the outcome that
+        the approval is required, ``approve``, is the rule hook's own: `hookport.policy.rules.approval`)."""
         def note(request: ApprovalRequest, created: bool) -> None:
-            if created:
-                report(ctx, self.rule_name, "approve", f"approval requested: {request.id}",
-                       args_sha256=args_sha256(ctx.tool_input))
+            logger.debug("%s: %s approval request %s for %s", self.rule_name, "filed" if created else "found",
+                         request.id, request.tool)
 
         return note
 
