@@ -1,7 +1,7 @@
 """The Redis counter store on a real redis-server, and a run whose tool calls fan out to processes.
 
 tests/fleet/programs/fan_out.py calls a LangChain tool three times in one run, each
-call in its own spawned pool process; the budget guard lets two through per run. The tool writes a line per real execution to a log file.
+call in its own spawned pool process, under a policy's ``[limits] max_tool_calls = 2``. The tool writes a line per real execution to a log file.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from tests.fleet.conftest import run_program
 
 pytest.importorskip("redis")
 
-BLOCKED = "Tool 'lookup' was blocked by a hook: at most two lookups per run"
+BLOCKED = "Tool 'lookup' was blocked by a hook: the policy allows at most 2 tool calls per run"
 
 
 @pytest.fixture

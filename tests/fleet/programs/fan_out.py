@@ -2,12 +2,13 @@
 
     python fan_out.py CALLS [pool]
 
-Sets up the budget guard (tests/fleet/programs/budget_guards.py) and the langchain
-adapter in code, `propagate()`s them, opens one run, and calls a LangChain tool
-``lookup`` CALLS times, each in a spawned pool process (`hookport.fleet.in_run`
-carries the run id). Each call appends a line to $FAN_OUT_LOG when the tool really
-runs. With ``HOOKPORT_COUNTERS=redis://...`` the run counts once across the pool;
-without it, each process counts on its own. Prints the refusals as one JSON line.
+Loads a policy with ``[limits] max_tool_calls = 2`` (fan_out_policy.toml) and the
+langchain adapter in code, `propagate()`s them, opens one run, and calls a LangChain
+tool ``lookup`` CALLS times, each in a spawned pool process of its own
+(`hookport.fleet.in_run` carries the run id). Each call appends a line to
+$FAN_OUT_LOG when the tool really runs. With ``HOOKPORT_COUNTERS=redis://...`` the
+run counts once across the pool; without it, each process counts on its own. Prints
+the tool's answers as one JSON line.
 """
 
 from __future__ import annotations
@@ -42,8 +43,7 @@ def main() -> None:
     from hookport.fleet import in_run
 
     adapters.install("langchain")
-    import tests.fleet.programs.budget_guards  # noqa: F401
-
+    hookport.load_policy(Path(__file__).with_name("fan_out_policy.toml"))
     hookport.propagate()
     calls = int(sys.argv[1])
     with hookport.execution("fan-out", run_id="ticket-42"):
