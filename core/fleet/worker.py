@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hookport.cli.launch import AUTOSTART_VARIABLE, HOOK_PATH_VARIABLE, LaunchSettings
-from hookport.fleet.environment import EXPECT_VARIABLE, guard_variables, with_paths
+from hookport.fleet.environment import EXPECT_VARIABLE, OTEL_PREFIX, guard_variables, with_paths
 from hookport.hooks import original_of
 from hookport.registry import get_hooks
 
@@ -41,6 +41,7 @@ def start_worker(environ: Mapping[str, str] | None = None, *, where: str = "this
     processes start the same guard. Raises `WorkerStartError` (or the launcher's
     errors) when the guard cannot start: callers let it stop the worker.
     """
+    global _started
     from hookport.cli.launch import start
 
     env = dict(os.environ if environ is None else environ)
@@ -52,9 +53,12 @@ def start_worker(environ: Mapping[str, str] | None = None, *, where: str = "this
             f"{where} already runs a hookport guard ({dict(_started)}); refusing to add a different one ({dict(wanted)})"
         )
     os.environ.update(guard_variables(env))  # the hook path too: the launcher's start reads it from here
+    if environ is not None:  # the driver's OpenTelemetry settings, so this worker exports where the driver does
+        os.environ.update({k: v for k, v in environ.items() if k.startswith(OTEL_PREFIX)})
     os.environ[AUTOSTART_VARIABLE] = "1"  # the worker's own children start it too
     os.environ["PYTHONPATH"] = with_paths(os.environ.get("PYTHONPATH"))
     start(LaunchSettings.from_environment(env))  # calls after_start
+    _started = wanted  # the guard asked for (the worker's own extra HOOKPORT_* settings are not part of it)
     return True
 
 

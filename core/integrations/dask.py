@@ -27,7 +27,7 @@ import wrapt
 
 from hookport.fleet.carrier import RunCarried, carry
 from hookport.fleet.environment import worker_variables
-from hookport.fleet.worker import start_worker
+from hookport.fleet.worker import start_worker, started
 from hookport.integrations._requires import require
 
 distributed = require("distributed", "dask", "hookport.integrations.dask")
@@ -49,8 +49,9 @@ class GuardPlugin(distributed.WorkerPlugin):  # type: ignore[misc,name-defined]
         try:
             start_worker(self.variables, where=f"Dask worker {getattr(worker, 'address', '?')}")
         except Exception:
-            close_soon(worker)  # a worker joining later only logs a plugin's error: it must not stay and run tasks
-            raise
+            if not started():  # unguarded: a worker joining later only logs a plugin's error, so it must not stay
+                close_soon(worker)
+            raise  # (one already guarded by another client's guard keeps that one)
 
 
 def close_soon(worker: Any) -> None:

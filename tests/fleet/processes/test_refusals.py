@@ -113,3 +113,21 @@ def test_an_integration_without_its_engine_says_what_to_install(integration: str
 def test_import_hookport_loads_no_fleet_module() -> None:
     code = "import json, sys, hookport\nprint(json.dumps(sorted(m for m in sys.modules if m.startswith(('hookport.fleet', 'hookport.integrations', 'hookport.redis_counters', 'redis', 'ray')))))"
     assert run_program("-c", code) == []
+
+
+def test_a_worker_is_guarded_once() -> None:
+    """The same guard again does nothing; a different one is refused (the worker keeps the first)."""
+    code = (
+        "import json\nfrom hookport.fleet import WorkerStartError, start_worker\n"
+        "first = {'HOOKPORT_ADAPTERS': 'langchain', 'HOOKPORT_POLICY': 'examples/fleet/policy.toml'}\n"
+        "results = [start_worker(first), start_worker({**first, 'HOOKPORT_AUTOSTART': '1'})]\n"
+        "try:\n    start_worker({**first, 'HOOKPORT_HOOKS': 'guards'})\n"
+        "except WorkerStartError as error:\n    results.append(str(error))\n"
+        "from hookport import InterceptionPoint, get_hooks\n"
+        "results.append(len(get_hooks(InterceptionPoint.PRE_TOOL_CALL)))\n"
+        "print(json.dumps(results))\n"
+    )
+    started, again, refused, hooks = run_program("-c", code)
+    assert (started, again) == (True, False)
+    assert "already runs a hookport guard" in refused and "refusing to add a different one" in refused
+    assert hooks == 1  # the policy's one tool gate, registered once
