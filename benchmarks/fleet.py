@@ -4,7 +4,9 @@
 
 A worker here is a fresh Python that does what an agent worker does first (imports
 langchain_core and langgraph) and exits. Three configurations, interleaved round by
-round (each takes the first place in turn), median wall time of each:
+round (each takes the first place in turn), the median of each: CPU time (user +
+system, of the process and every process it started; on a shared machine wall time
+moves by hundreds of milliseconds) and wall time:
 
 - **bare**: no hookport variable;
 - **autostart only**: ``HOOKPORT_AUTOSTART=1`` and nothing to start (the ``.pth`` look-up);
@@ -13,8 +15,9 @@ round (each takes the first place in turn), median wall time of each:
   so the worker installs the adapter, imports the module and loads the policy before
   its own code, and checks that the driver's hooks are all there.
 
-Also `propagate()` itself, in the driver (median of repeated calls), and a
-``multiprocessing`` spawn pool's first result, bare and propagated. Needs the
+Also `propagate()` itself, in the driver (median of repeated calls), and a program
+that starts a ``multiprocessing`` spawn pool and runs one task in it, bare and with
+the guard set up and propagated first. Needs the
 ``langchain`` extra.
 """
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,14 +37,12 @@ ROOT = Path(__file__).resolve().parents[1]
 POLICY = ROOT / "examples" / "fleet" / "policy.toml"
 WORKER = "import langchain_core.tools, langgraph.graph"
 POOL = (
-    "import multiprocessing, sys, time\n"
+    "import multiprocessing, sys\n"
     "sys.path.insert(0, {root!r})\n"
     "{setup}\n"
     "from tests.fleet.programs.pool_work import nothing\n"
-    "start = time.perf_counter()\n"
     "with multiprocessing.get_context('spawn').Pool(1) as pool:\n"
     "    pool.apply(nothing)\n"
-    "print(time.perf_counter() - start)\n"
 )
 SETUP = (
     "sys.path.append({examples!r}); import hookport; from hookport import adapters; adapters.install('langchain'); "
@@ -62,25 +64,31 @@ def propagated_environment() -> dict[str, str]:
     return {**clean(), **json.loads(done.stdout.strip().splitlines()[-1])}
 
 
-def wall(command: list[str], env: dict[str, str]) -> float:
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(CPU seconds of the process and its descendants, wall seconds) of one run of `command`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, env=env, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, wall
 
 
-def reported(command: list[str], env: dict[str, str]) -> float:
-    done = subprocess.run(command, env=env, check=True, cwd=ROOT, capture_output=True, text=True)
-    return float(done.stdout.strip().splitlines()[-1])
-
-
-def interleaved(configs: dict[str, object], rounds: int) -> dict[str, float]:
-    times: dict[str, list[float]] = {name: [] for name in configs}
+def interleaved(configs: dict[str, tuple[list[str], dict[str, str]]], rounds: int) -> dict[str, tuple[float, float]]:
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in configs}
     names = list(configs)
     for index in range(rounds):
-        order = names[index % len(names):] + names[: index % len(names)]
-        for name in order:
-            times[name].append(configs[name]())  # type: ignore[operator]
-    return {name: statistics.median(values) for name, values in times.items()}
+        for name in names[index % len(names):] + names[: index % len(names)]:
+            samples[name].append(timed(*configs[name]))
+    return {name: (statistics.median(s[0] for s in runs), statistics.median(s[1] for s in runs)) for name, runs in samples.items()}
+
+
+def show(title: str, results: dict[str, tuple[float, float]]) -> None:
+    print(title)
+    base_cpu, base_wall = results["bare"]
+    for name, (cpu, wall) in results.items():
+        print(f"  {name:<16} cpu {cpu * 1000:7.0f} ms  {cpu / base_cpu:.2f}x  (+{(cpu - base_cpu) * 1000:4.0f} ms)"
+              f"   wall {wall * 1000:7.0f} ms  (+{(wall - base_wall) * 1000:4.0f} ms)")
 
 
 def propagate_cost() -> float:
@@ -91,7 +99,8 @@ def propagate_cost() -> float:
         "    start = time.perf_counter(); hookport.propagate(); samples.append(time.perf_counter() - start)\n"
         "print(statistics.median(samples))\n"
     )
-    return reported([sys.executable, "-c", code], clean())
+    done = subprocess.run([sys.executable, "-c", code], env=clean(), check=True, cwd=ROOT, capture_output=True, text=True)
+    return float(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> int:
@@ -102,26 +111,19 @@ def main() -> int:
     autostart = {**clean(), "HOOKPORT_AUTOSTART": "1"}
     worker = [sys.executable, "-c", WORKER]
     start_up = interleaved(
+        {"bare": (worker, clean()), "autostart only": (worker, autostart), "propagated": (worker, guard)}, args.rounds
+    )
+    setup = SETUP.format(policy=str(POLICY), examples=str(POLICY.parent))
+    pool = interleaved(
         {
-            "bare": lambda: wall(worker, clean()),
-            "autostart only": lambda: wall(worker, autostart),
-            "propagated": lambda: wall(worker, guard),
+            "bare": ([sys.executable, "-c", POOL.format(root=str(ROOT), setup="")], clean()),
+            "propagated": ([sys.executable, "-c", POOL.format(root=str(ROOT), setup=setup)], clean()),
         },
         args.rounds,
     )
-    pool_bare = [sys.executable, "-c", POOL.format(root=str(ROOT), setup="")]
-    pool_guarded = [sys.executable, "-c", POOL.format(root=str(ROOT), setup=SETUP.format(policy=str(POLICY), examples=str(POLICY.parent)))]
-    pool = interleaved(
-        {"bare": lambda: reported(pool_bare, clean()), "propagated": lambda: reported(pool_guarded, clean())},
-        max(3, args.rounds // 3),
-    )
-    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, {args.rounds} rounds")
-    print("worker start-up (import langchain_core + langgraph, then exit), median wall time:")
-    for name, seconds in start_up.items():
-        print(f"  {name:<16} {seconds * 1000:8.1f} ms  {seconds / start_up['bare']:.2f}x  (+{(seconds - start_up['bare']) * 1000:.1f} ms)")
-    print("a spawn pool's first result (the pool's process start included), median:")
-    for name, seconds in pool.items():
-        print(f"  {name:<16} {seconds * 1000:8.1f} ms  {seconds / pool['bare']:.2f}x  (+{(seconds - pool['bare']) * 1000:.1f} ms)")
+    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, {args.rounds} rounds, medians")
+    show("a worker's start-up (import langchain_core + langgraph, then exit):", start_up)
+    show("a program that runs one task in a spawn pool (its worker's start-up included):", pool)
     print(f"propagate() in the driver: {propagate_cost() * 1000:.2f} ms per call (median of 50)")
     return 0
 
