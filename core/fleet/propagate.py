@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from hookport.cli.launch import HOOK_PATH_VARIABLE
+from hookport.cli.launch import AUTOSTART_VARIABLE, HOOK_PATH_VARIABLE
 from hookport.fleet.environment import EXPECT_VARIABLE, guard_variables, with_paths
 from hookport.fleet.travel import HookCannotTravel, what_travels
 
@@ -57,7 +57,7 @@ def propagate(
         adapters=names, hooks=tuple(travel.modules), policy=travel.policies[0] if travel.policies else None, otel=otel_on()
     )
     check_before_launch(settings)
-    environment = {**guard_variables(), **settings.environment(), "HOOKPORT_AUTOSTART": "1"}
+    environment = {**guard_variables(), **settings.environment(), AUTOSTART_VARIABLE: "1"}
     for name, value in ((EXPECT_VARIABLE, ",".join(travel.expected)), (HOOK_PATH_VARIABLE, os.pathsep.join(travel.paths))):
         if value:
             environment[name] = value
