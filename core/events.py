@@ -46,6 +46,9 @@ class HookDispatchedEvent(BaseModel):
     an audit-mode ``would_deny``, a refusal, each with the rule's name."""
     run_id: Optional[str] = None
     """The run the call belongs to (`hookport.runs`), or None outside any run."""
+    tool_input: Optional[dict[str, Any]] = None
+    """At tool points, a copy of the arguments as the chain left them (the decision log digests
+    them). Not redacted, and never exported by hookport.otel."""
 
 
 Subscriber = Callable[[HookDispatchedEvent], object]
