@@ -43,7 +43,7 @@ def render(results: list[CaseResult], out: TextIO) -> None:
         ))
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
     for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row[:5], widths)) + f"  {row[5]}".rstrip(), file=out)
+        print(("  ".join(cell.ljust(width) for cell, width in zip(row[:5], widths)) + f"  {row[5]}").rstrip(), file=out)
     for result in results:
         if not result.passed and result.outcomes:
             reported = ", ".join(f"{o.outcome} by {o.rule}" for o in result.outcomes)

@@ -1,0 +1,110 @@
+"""``hookport policy test POLICY CASES``: the real command on real files (no framework involved)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tests.cli.command import hookport
+
+BASE = """\
+[allow]
+tools = ["read_file", "search", "send_email", "delete_file"]
+
+[[deny]]
+tools = ["delete_file"]
+reason = "the organisation allows no deletes"
+"""
+
+TEAM = """\
+[policy]
+include = ["base.toml"]
+
+[[deny]]
+tools = ["send_email"]
+reason = "the team sends no mail"
+
+[limits]
+max_tool_calls = 3
+"""
+
+CASES = """\
+[[case]]
+name = "deletes are refused by the baseline"
+tool = "delete_file"
+args = { path = "/etc/passwd" }
+expect = "deny"
+rule = "base.toml:deny[0]"
+
+[[case]]
+tool = "send_email"
+args = { to = "bob@example.com" }
+agent = "support"
+expect = "deny"
+rule = "team.toml:deny[0]"
+
+[[case]]
+tool = "read_file"
+expect = "allow"
+
+[[case]]
+name = "the fourth call of a run is over the limit"
+tool = "search"
+before = ["read_file", "search", { tool = "read_file", args = { path = "b" } }]
+expect = "deny"
+rule = "limits.max_tool_calls"
+
+[[case]]
+tool = "http_post"
+expect = "deny"
+rule = "allow"
+"""
+
+
+def policy_test(directory: Path, cases: str, team: str = TEAM) -> subprocess.CompletedProcess[str]:
+    (directory / "base.toml").write_text(BASE)
+    (directory / "team.toml").write_text(team)
+    (directory / "cases.toml").write_text(cases)
+    return hookport("policy", "test", "team.toml", "cases.toml", cwd=directory)
+
+
+def test_every_case_passes(tmp_path: Path) -> None:
+    done = policy_test(tmp_path, CASES)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = done.stdout.splitlines()
+    assert rows[0].split() == ["case", "expect", "got", "rule", "reason"]
+    assert [row.split()[0] for row in rows[1:6]] == ["PASS"] * 5
+    assert "base.toml:4:deny[0]" in rows[1] and "the organisation allows no deletes" in rows[1]
+    assert "team.toml:4:deny[0]" in rows[2]
+    assert "team.toml:9:limits.max_tool_calls" in rows[4]
+    assert rows[-1] == "PASS: 5/5 cases"
+
+
+def test_a_mismatch_exits_1_and_says_what_happened(tmp_path: Path) -> None:
+    cases = CASES + '\n[[case]]\nname = "mail is fine"\ntool = "send_email"\nexpect = "allow"\n'
+    done = policy_test(tmp_path, cases)
+    assert done.returncode == 1
+    failing = [row for row in done.stdout.splitlines() if row.startswith("FAIL ")]
+    assert len(failing) == 1
+    assert failing[0].split()[:7] == ["FAIL", "mail", "is", "fine", "allow", "deny", "team.toml:4:deny[0]"]
+    assert done.stdout.splitlines()[-1] == "FAIL: 5/6 cases"
+
+
+def test_a_policy_change_that_breaks_a_case_fails_it(tmp_path: Path) -> None:
+    """The point of policy tests: the team drops its mail rule, and the case that relied on it fails."""
+    done = policy_test(tmp_path, CASES, team=TEAM.replace("[[deny]]\ntools = [\"send_email\"]", "[[deny]]\ntools = [\"shell\"]"))
+    assert done.returncode == 1
+    assert any(row.startswith("FAIL") and "send_email" in row for row in done.stdout.splitlines())
+
+
+def test_a_bad_cases_file_exits_2_naming_the_line(tmp_path: Path) -> None:
+    done = policy_test(tmp_path, '[[case]]\ntool = "read_file"\nexpect = "allowed"\n')
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "policy cases.toml: line 3: case[0].expect: 'allowed' is not one of allow, deny, approve, warn" in done.stderr
+
+
+def test_a_bad_policy_exits_2_naming_the_file_and_line(tmp_path: Path) -> None:
+    done = policy_test(tmp_path, CASES, team=TEAM.replace('include = ["base.toml"]', 'include = ["org.toml"]'))
+    assert done.returncode == 2
+    assert "policy team.toml: line 2: policy.include[0]: cannot read 'org.toml'" in done.stderr
