@@ -145,11 +145,11 @@ class PolicyWatcher:
         )
         if status == "rejected":
             logger.warning(
-                "the policy %s changed but cannot be applied, so the policy as it was stays in force: %s",
+                "hookport: the policy %s changed but cannot be applied, so the policy as it was stays in force: %s",
                 self.path, "; ".join(problems),
             )
         else:
-            logger.info("the policy %s changed and is in force now (%d hooks)", self.path, len(self.policy.hooks))
+            logger.info("hookport: the policy %s changed and is in force now (%d hooks)", self.path, len(self.policy.hooks))
         for fn in list(_subscribers):
             try:
                 fn(reload)
@@ -171,7 +171,8 @@ class PolicyWatcher:
 
 
 def export_span(reload: PolicyReload) -> None:
-    """The reload as an OpenTelemetry span, when hookport exports to OpenTelemetry."""
+    """The reload as an OpenTelemetry span, when hookport exports to OpenTelemetry (on the tracer
+    its dispatch spans use)."""
     try:
         from hookport import otel
 
@@ -181,7 +182,8 @@ def export_span(reload: PolicyReload) -> None:
         from opentelemetry.trace import Status, StatusCode
     except ImportError:
         return
-    tracer = trace.get_tracer(otel.INSTRUMENTATION_NAME)
+    exporter = getattr(otel, "_subscriber", None)
+    tracer = getattr(exporter, "tracer", None) or trace.get_tracer(otel.INSTRUMENTATION_NAME)
     span = tracer.start_span("hookport policy_reload", attributes={
         "hookport.policy.path": reload.path,
         "hookport.policy.name": reload.policy,

@@ -214,3 +214,30 @@ def test_a_call_in_flight_finishes_under_the_old_policy(tmp_path: Path) -> None:
         release.set()
         thread.join()
     assert outcome == ["policy.toml:1:deny[0]: no deletes"]  # the one in flight: the old
+
+
+def test_a_rejected_reload_is_an_opentelemetry_span(watched: PolicyWatcher, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    from hookport import otel
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    monkeypatch.delenv("OTEL_SDK_DISABLED", raising=False)
+    provider, exporter = TracerProvider(), InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    otel.instrument(tracer_provider=provider)
+    try:
+        edit(watched.path, "[[deny]]\n")
+        watched.check()
+        edit(watched.path, DENY_SEND)
+        watched.check()
+    finally:
+        otel.uninstrument()
+    spans = [span for span in exporter.get_finished_spans() if span.name == "hookport policy_reload"]
+    assert [span.attributes["hookport.policy.reload"] for span in spans] == ["rejected", "reloaded"]
+    rejected = spans[0]
+    assert rejected.status.status_code.name == "ERROR"
+    assert rejected.attributes["error.type"] == "PolicyError"
+    assert list(rejected.attributes["hookport.policy.problems"]) == ["line 1: deny[0].tools: Field required"]
+    assert rejected.attributes["hookport.policy.path"] == str(watched.path)
