@@ -189,7 +189,7 @@ def read(
         if target_key in seen:  # a diamond: the file already counts once
             continue
         if not target.is_file():
-            problems.append(f"{where}: cannot read {entry!r} ({target}): no such file")
+            problems.append(f"{where}: cannot read {entry!r} ({target_key}): no such file")
             continue
         read(target, None, ordered, seen, (*stack, key), layer, problems)
     ordered.append(layer)
