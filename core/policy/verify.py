@@ -39,7 +39,7 @@ class Verdict:
 
     def message(self) -> str:
         if self.intact:
-            return f"{self.path}: intact, {self.lines} lines, head {self.head}"
+            return f"{self.path}: intact, {self.lines} line{'' if self.lines == 1 else 's'}, head {self.head}"
         where = f"line {self.bad_line}" if self.bad_line is not None else "the file"
         return f"{self.path}: NOT intact: {where}: {self.problem} ({self.lines} lines before it are whole)"
 

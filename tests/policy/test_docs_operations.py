@@ -14,7 +14,9 @@ from hookport.contexts import ToolCallHookContext
 from hookport.policy import PolicyError, load_policy
 from hookport.policy.verify import verify
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "policy.md"
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "policy.md"
+FILES = ("org-baseline.toml", "payments-team.toml", "payments-cases.toml", "audited.toml")
 
 
 def examples() -> dict[str, str]:
@@ -25,9 +27,15 @@ def examples() -> dict[str, str]:
 
 @pytest.fixture
 def files(tmp_path: Path) -> Path:
-    for name in ("org-baseline.toml", "payments-team.toml", "payments-cases.toml", "audited.toml"):
-        (tmp_path / name).write_text(examples()[name])
+    for name in FILES:
+        (tmp_path / name).write_text((ROOT / "examples" / name).read_text())
     return tmp_path
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_the_page_prints_the_files_in_examples(name: str) -> None:
+    """The page's bash blocks run on examples/ (tests/docs): the page must show those very files."""
+    assert examples()[name] == (ROOT / "examples" / name).read_text(), f"copy docs/policy.md's {name} to examples/"
 
 
 def test_the_layered_example_loads_and_names_each_file(files: Path) -> None:
