@@ -44,7 +44,7 @@ __all__ = ["Layer", "Layered", "LayerProblems", "read_layers"]
 LAYER_KEYS = ("include", "allow_override")
 """``[policy]`` keys this module consumes: the schema never sees them."""
 
-MODE_TABLES_SKIPPED = ("policy", "audit", "limits")
+MODE_TABLES_SKIPPED = ("policy", "audit")
 """Tables a file-level ``mode`` is not pushed into when layers' modes differ (see `push_modes`)."""
 
 

@@ -66,7 +66,7 @@ def test_the_errors_the_page_shows(files: Path) -> None:
     team.write_text(text.replace("max_tool_calls = 3 ", "max_tool_calls = 80"))
     assert problems_of(team).startswith(limit.removesuffix(" (...)"))
     team.write_text(text)
-    base.write_text(base_text.replace('tools = ["delete_file"]', 'tols = ["delete_file"]'))
+    base.write_text(base_text.replace('reason = "the organisation', 'reasn = "the organisation'))
     assert problems_of(team) == included
     base.unlink()
     assert problems_of(team) == include.replace("/srv/policies", str(files.resolve()))

@@ -190,6 +190,7 @@ def test_a_teams_file_level_mode_stays_with_its_own_rules(tmp_path: Path) -> Non
     assert "mode" not in merged.document["policy"]
     assert [rule["mode"] for rule in merged.document["deny"]] == ["enforce", "audit"]
     assert merged.document["allow"]["mode"] == "enforce"
+    assert merged.document["limits"]["mode"] == "enforce"  # one table: the mode of the file that set it first
 
     write(tmp_path, "base.toml", BASE.replace('name = "org-baseline"', 'allow_override = ["mode"]'))
     merged = read_layers(team)
