@@ -285,9 +285,13 @@ class Merger:
         self.origins: Origins = {}
         self.constraints: dict[Location, list[Constraint]] = {}
         self.problems: list[str] = []
+        self.contributors: dict[str, list[Layer]] = {}
+        """The files that wrote into each single table (``[allow]``, ``[limits]``, ...)."""
 
     def add(self, layer: Layer) -> None:
         for key, value in layer.raw.items():
+            if isinstance(value, dict):
+                self.contributors.setdefault(key, []).append(layer)
             if key == "policy" and isinstance(value, dict):
                 self.add_meta(layer, value)
             elif is_table_array(value) or (value == [] and key not in self.document):
@@ -419,7 +423,7 @@ def merge(layers: list[Layer]) -> Layered:
     if merger.problems:
         raise LayerProblems(merger.problems)
     layered = Layered(merger.document, layers, merger.origins)
-    push_modes(layered)
+    push_modes(layered, merger.contributors)
     return layered
 
 
@@ -434,9 +438,12 @@ def effective_mode(layer: Layer) -> str | None:
     return layer.mode
 
 
-def push_modes(layered: Layered) -> None:
+def push_modes(layered: Layered, contributors: Mapping[str, list[Layer]]) -> None:
     """When the files' modes differ, each rule gets its own file's mode (unless it has one), and
-    the merged ``[policy]`` has none: a team's ``mode = "audit"`` never reaches the baseline."""
+    the merged ``[policy]`` has none: a team's ``mode = "audit"`` never reaches the baseline.
+
+    A single table several files wrote into (``[allow]``, ``[limits]``) has one mode: enforced
+    if any of them enforces, so a team in audit mode never turns off a baseline's allow-list."""
     modes = {id(layer): effective_mode(layer) for layer in layered.layers}
     if len(set(modes.values())) <= 1:
         only = next(iter(modes.values()), None)
@@ -456,8 +463,8 @@ def push_modes(layered: Layered) -> None:
                     layer, _ = layered.origin((key, index))
                     rule.setdefault("mode", modes[id(layer)] or "enforce")
         elif isinstance(value, dict):
-            layer, _ = layered.origin((key,))
-            value.setdefault("mode", modes[id(layer)] or "enforce")
+            writers = {modes[id(layer)] or "enforce" for layer in contributors.get(key, ())}
+            value.setdefault("mode", "enforce" if "enforce" in writers or not writers else "audit")
 
 
 def is_table_array(value: Any) -> bool:

@@ -190,7 +190,14 @@ def test_a_teams_file_level_mode_stays_with_its_own_rules(tmp_path: Path) -> Non
     assert "mode" not in merged.document["policy"]
     assert [rule["mode"] for rule in merged.document["deny"]] == ["enforce", "audit"]
     assert merged.document["allow"]["mode"] == "enforce"
-    assert merged.document["limits"]["mode"] == "enforce"  # one table: the mode of the file that set it first
+    assert merged.document["limits"]["mode"] == "enforce"
+
+    narrowing = write(tmp_path, "narrow.toml", '[policy]\ninclude = ["base.toml"]\nmode = "audit"\n\n[allow]\ntools = ["read_file"]\n')
+    write(tmp_path, "base.toml", BASE)
+    merged = read_layers(narrowing)
+    assert merged.document["allow"] == {"tools": ["read_file"], "mode": "enforce"}  # never an audit-only allow-list
+    only_team = write(tmp_path, "own.toml", '[policy]\ninclude = ["base.toml"]\nmode = "audit"\n\n[extra]\nnote = "x"\n')
+    assert read_layers(only_team).document["extra"]["mode"] == "audit"  # a table only the team wrote is the team's
 
     write(tmp_path, "base.toml", BASE.replace('name = "org-baseline"', 'allow_override = ["mode"]'))
     merged = read_layers(team)
