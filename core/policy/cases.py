@@ -209,10 +209,14 @@ def decided(
     outcomes = tuple(outcome for event in seen for outcome in event.outcomes)
     if got is None:
         warned = [o for o in outcomes if o.outcome == "warn"]
-        got = "warn" if warned else "allow"
-        rule = warned[0].rule if warned else next((o.rule for o in outcomes), None)
-        return CaseResult(case, index, got, rule, warned[0].reason if warned else None, outcomes)
+        shown = warned or [o for o in outcomes if o.outcome == case.expect] or list(outcomes)
+        first = shown[0] if shown else None
+        reason = None if first is None else first.reason if warned else f"{first.outcome}: {first.reason or ''}".rstrip(": ")
+        return CaseResult(case, index, "warn" if warned else "allow", first.rule if first else None, reason, outcomes)
     assert aborted is not None
+    if isinstance(aborted, DecisionReached):  # the approval rule's own words, not the dry run's
+        asked = next((o for o in outcomes if o.outcome == "approve"), None)
+        return CaseResult(case, index, got, aborted.source_name, asked.reason if asked else None, outcomes)
     return CaseResult(case, index, got, aborted.source_name, aborted.reason, outcomes)
 
 
