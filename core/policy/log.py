@@ -205,12 +205,24 @@ class DecisionLog:
                     fcntl.flock(fd, fcntl.LOCK_UN)
 
     def _open(self) -> int:
-        """This process's descriptor (a forked child opens its own: a shared one would share the lock)."""
-        if self._fd is None or self._pid != os.getpid():
-            self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-            self._pid = os.getpid()
-            self._tail = None
+        """This process's descriptor (a forked child opens its own: a shared one would share the lock),
+        opened again when the path names another file now (the log was moved aside or removed)."""
+        if self._fd is not None and self._pid == os.getpid() and not self._moved(self._fd):
+            return self._fd
+        if self._fd is not None and self._pid == os.getpid():
+            os.close(self._fd)
+        self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        self._pid = os.getpid()
+        self._tail = None
         return self._fd
+
+    def _moved(self, fd: int) -> bool:
+        try:
+            on_disk = os.stat(self.path)
+        except FileNotFoundError:
+            return True
+        mine = os.fstat(fd)
+        return (on_disk.st_ino, on_disk.st_dev) != (mine.st_ino, mine.st_dev)
 
     def _close(self) -> None:
         if self._fd is not None and self._pid == os.getpid():

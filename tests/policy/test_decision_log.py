@@ -253,3 +253,16 @@ def test_a_forked_child_appends_to_the_same_chain(tmp_path: Path) -> None:
     os.waitpid(pid, 0)
     verdict = verify(tmp_path / "decisions.jsonl")
     assert verdict.intact and verdict.lines == 601, verdict.message()
+
+
+def test_a_log_moved_aside_starts_a_new_chain_in_a_new_file(tmp_path: Path) -> None:
+    """Rotation (logrotate, a move between verifies): the writer follows the path, not the old file."""
+    load_policy(policy_file(tmp_path))
+    call("delete_file", [], path="1")
+    (tmp_path / "decisions.jsonl").rename(tmp_path / "decisions.1.jsonl")
+    call("delete_file", [], path="2")
+    call("delete_file", [], path="3")
+    assert len(lines(tmp_path / "decisions.1.jsonl")) == 1
+    new = lines(tmp_path / "decisions.jsonl")
+    assert [line["seq"] for line in new] == [1, 2] and new[0]["prev_sha256"] == GENESIS
+    assert verify(tmp_path / "decisions.1.jsonl").intact and verify(tmp_path / "decisions.jsonl").intact
