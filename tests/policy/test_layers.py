@@ -266,3 +266,13 @@ def test_a_single_file_is_read_as_written(tmp_path: Path) -> None:
     merged = read_layers(policy)
     assert merged.document["deny"] == [{"tools": ["delete_file"], "reason": "the organisation allows no deletes"}]
     assert merged.source_namer()("deny", 0) == "p.toml:7:deny[0]"
+
+
+def test_allow_override_must_name_what_the_file_sets(tmp_path: Path) -> None:
+    base = write(tmp_path, "base.toml", BASE.replace('name = "org-baseline"', 'allow_override = ["limts", "deny", "mode"]'))
+    with pytest.raises(PolicyError) as raised:
+        load_policy(base)
+    assert raised.value.problems == [
+        "line 2: policy.allow_override: 'limts' names nothing this file sets (it sets allow, deny, limits, policy)",
+        "line 2: policy.allow_override: 'deny': rule tables cannot be overridden (every rule of every file applies)",
+    ]
