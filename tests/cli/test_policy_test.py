@@ -108,3 +108,11 @@ def test_a_bad_policy_exits_2_naming_the_file_and_line(tmp_path: Path) -> None:
     done = policy_test(tmp_path, CASES, team=TEAM.replace('include = ["base.toml"]', 'include = ["org.toml"]'))
     assert done.returncode == 2
     assert "policy team.toml: line 2: policy.include[0]: cannot read 'org.toml'" in done.stderr
+
+
+def test_the_doctor_lists_the_files_of_a_layered_policy(tmp_path: Path) -> None:
+    (tmp_path / "base.toml").write_text(BASE)
+    (tmp_path / "team.toml").write_text(TEAM)
+    done = hookport("doctor", "--policy", "team.toml", cwd=tmp_path, timeout=120)
+    assert "  files, baseline first: base.toml, team.toml" in done.stdout
+    assert "  base.toml:4:deny[0]  deny: refused: the organisation allows no deletes" in done.stdout
