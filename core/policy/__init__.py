@@ -152,7 +152,7 @@ def compile_layered(layered: Layered, import_hooks: bool = True) -> Policy:
     hooks, problems = compile_document(document, lines, label, import_hooks, source=source)
     log, log_problems = decision_log(audit, layered)
     if problems or log_problems:
-        raise PolicyError(str(file), problems + log_problems)
+        raise PolicyError(str(file), [layered.relabel(problem) for problem in problems] + log_problems)
     policy = Policy(file, document.policy.name or label, document, hooks, lines)
     policy.source, policy.files, policy.decision_log = source, layered.files, log
     return policy

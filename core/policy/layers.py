@@ -26,12 +26,15 @@ file that cannot be read is an error naming the ``include`` line.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hookport.policy.lines import Location, line_of
+
+_RULE_PROBLEM = re.compile(r"^(line \S+): (\w+)\[(\d+)\]")
 
 __all__ = ["Layer", "Layered", "LayeredLines", "LayerProblems", "Origins", "read_layers"]
 
@@ -101,6 +104,16 @@ class Layered:
 
     def lines(self) -> LayeredLines:
         return LayeredLines(self)
+
+    def relabel(self, problem: str) -> str:
+        """A compiler's problem (``line 12: deny[3].when: ...``, the line already the right one) in
+        the terms of the file the rule came from: ``base.toml: line 12: deny[0].when: ...``."""
+        found = _RULE_PROBLEM.match(problem)
+        if found is None or len(self.layers) == 1:
+            return problem
+        layer, own = self.origin((found.group(2), int(found.group(3))))
+        where = f"{found.group(1)}: {own[0]}[{own[1]}]"
+        return (where if layer.top else f"{layer.label}: {where}") + problem[found.end():]
 
     def source_namer(self) -> Callable[..., str]:
         """``source("deny", 3)`` -> ``"base.toml:4:deny[0]"``: a rule's name, in its own file's terms."""

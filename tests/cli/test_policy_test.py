@@ -116,3 +116,75 @@ def test_the_doctor_lists_the_files_of_a_layered_policy(tmp_path: Path) -> None:
     done = hookport("doctor", "--policy", "team.toml", cwd=tmp_path, timeout=120)
     assert "  files, baseline first: base.toml, team.toml" in done.stdout
     assert "  base.toml:4:deny[0]  deny: refused: the organisation allows no deletes" in done.stdout
+
+
+LANGUAGE = """\
+[[approval]]
+hook = "approvers:ask_a_person"
+tools = ["pay_invoice"]
+when = "args.amount > 1000"
+reason = "large payments need a person"
+
+[[flow]]
+after = ["read_secrets"]
+deny = ["send_email"]
+reason = "no mail once secrets were read"
+
+[[warn]]
+tools = ["search"]
+reason = "searches are logged"
+
+[[deny]]
+tools = ["delete_file"]
+mode = "audit"
+"""
+
+LANGUAGE_CASES = """\
+[[case]]
+tool = "pay_invoice"
+args = { amount = 5000 }
+expect = "approve"
+rule = "approval[0]"
+
+[[case]]
+tool = "pay_invoice"
+args = { amount = 10 }
+expect = "allow"
+
+[[case]]
+tool = "send_email"
+before = ["search", "read_secrets"]
+expect = "deny"
+rule = "flow[0]"
+
+[[case]]
+tool = "send_email"
+before = ["search"]
+expect = "allow"
+
+[[case]]
+tool = "search"
+expect = "warn"
+rule = "warn[0]"
+
+[[case]]
+tool = "delete_file"
+expect = "would_deny"
+rule = "deny[0]"
+"""
+
+
+def test_the_rules_language_cases_and_no_approver_is_asked(tmp_path: Path) -> None:
+    """An approval case is decided without calling the approver (it would write asked.txt)."""
+    (tmp_path / "approvers.py").write_text(
+        "def ask_a_person(ctx):\n    open('asked.txt', 'a').write(ctx.tool_name)\n    return True\n")
+    (tmp_path / "policy.toml").write_text(LANGUAGE)
+    (tmp_path / "cases.toml").write_text(LANGUAGE_CASES)
+    done = hookport("policy", "test", "policy.toml", "cases.toml", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = done.stdout.splitlines()
+    assert "policy.toml:1:approval[0]" in rows[1] and "asks approvers:ask_a_person" in rows[1]
+    assert "policy.toml:7:flow[0]" in rows[3] and "no mail once secrets were read" in rows[3]
+    assert "would_deny" in rows[6]
+    assert rows[-1] == "PASS: 6/6 cases"
+    assert not (tmp_path / "asked.txt").exists()

@@ -266,3 +266,21 @@ def test_a_log_moved_aside_starts_a_new_chain_in_a_new_file(tmp_path: Path) -> N
     new = lines(tmp_path / "decisions.jsonl")
     assert [line["seq"] for line in new] == [1, 2] and new[0]["prev_sha256"] == GENESIS
     assert verify(tmp_path / "decisions.1.jsonl").intact and verify(tmp_path / "decisions.jsonl").intact
+
+
+def test_the_rules_language_decisions_are_one_line_each(tmp_path: Path) -> None:
+    """warn, would_deny (audit mode) and a deny the rule reports and raises: one line each."""
+    file = tmp_path / "policy.toml"
+    file.write_text('[[warn]]\ntools = ["search"]\nreason = "searches are logged"\n\n'
+                    '[[deny]]\ntools = ["delete_file"]\nmode = "audit"\n\n'
+                    '[[deny]]\ntools = ["shell"]\nreason = "no shell"\n\n[audit]\npath = "d.jsonl"\n')
+    load_policy(file)
+    ran: list[str] = []
+    for name in ("search", "delete_file", "shell"):
+        call(name, ran, cmd="ls")
+    assert ran == ["search", "delete_file"]
+    log = lines(tmp_path / "d.jsonl")
+    assert [(line["rule"], line["outcome"]) for line in log] == [
+        ("policy.toml:1:warn[0]", "warn"), ("policy.toml:5:deny[0]", "would_deny"), ("policy.toml:9:deny[1]", "deny")]
+    assert {line["args_sha256"] for line in log} == {args_sha256({"cmd": "ls"})}
+    assert verify(tmp_path / "d.jsonl").intact

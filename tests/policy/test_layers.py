@@ -276,3 +276,40 @@ def test_allow_override_must_name_what_the_file_sets(tmp_path: Path) -> None:
         "line 2: policy.allow_override: 'limts' names nothing this file sets (it sets allow, deny, limits, policy)",
         "line 2: policy.allow_override: 'deny': rule tables cannot be overridden (every rule of every file applies)",
     ]
+
+
+def test_a_bad_condition_in_an_included_file_names_that_file(tmp_path: Path) -> None:
+    write(tmp_path, "base.toml", '[[deny]]\ntools = ["a"]\n\n[[deny]]\ntools = ["b"]\nwhen = "args.to.endsWith("\n')
+    team = write(tmp_path, "team.toml", '[policy]\ninclude = ["base.toml"]\n\n[[deny]]\ntools = ["c"]\nwhen = "args.nope("\n')
+    with pytest.raises(PolicyError) as raised:
+        load_policy(team)
+    base_problem, team_problem = sorted(raised.value.problems)
+    assert base_problem.startswith("base.toml: line 6: deny[1].when: position ")
+    assert team_problem.startswith("line 6: deny[0].when: position ")
+
+
+def test_a_teams_audit_mode_stays_with_its_own_rules_when_enforced(tmp_path: Path) -> None:
+    """The team rolls its own rule out in audit mode: it reports would_deny and lets the call run;
+    the baseline's deny still refuses. With the baseline's leave (allow_override = ["mode"]),
+    the baseline's rules roll out in audit mode too."""
+    from hookport import events
+
+    seen: list[tuple[str, str]] = []
+    events.subscribe(lambda event: seen.extend((o.rule, o.outcome) for o in event.outcomes))
+    write(tmp_path, "base.toml", BASE)
+    team = write(tmp_path, "team.toml", '[policy]\ninclude = ["base.toml"]\nmode = "audit"\n\n[[deny]]\ntools = ["send_email"]\n')
+    policy = load_policy(team)
+    tools = Tools()
+    for name in ("send_email", "delete_file"):
+        tools.call(name)
+    assert tools.ran == {"send_email": 1}
+    assert tools.refused == {"delete_file": "base.toml:7:deny[0]: the organisation allows no deletes"}
+    assert ("team.toml:5:deny[0]", "would_deny") in seen and ("base.toml:7:deny[0]", "deny") in seen
+    policy.unregister()
+
+    write(tmp_path, "base.toml", BASE.replace('name = "org-baseline"', 'allow_override = ["mode"]'))
+    load_policy(team)
+    tools = Tools()
+    tools.call("delete_file")
+    assert tools.ran == {"delete_file": 1}
+    assert ("base.toml:7:deny[0]", "would_deny") in seen

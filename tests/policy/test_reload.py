@@ -243,3 +243,34 @@ def test_a_rejected_reload_is_an_opentelemetry_span(watched: PolicyWatcher, monk
     assert rejected.attributes["error.type"] == "PolicyError"
     assert list(rejected.attributes["hookport.policy.problems"]) == ["line 3: deny[0].tols: unknown key 'tols'"]
     assert rejected.attributes["hookport.policy.path"] == str(watched.path)
+
+
+def test_a_runs_counts_survive_a_reload(tmp_path: Path) -> None:
+    """Counts live in the counter store under the policy's name, so a reload does not hand a run in
+    progress a fresh budget."""
+    from hookport import execution
+
+    path = tmp_path / "policy.toml"
+    path.write_text('[limits]\nmax_tool_calls = 3\n')
+    with PolicyWatcher(path) as watcher, execution("app", run_id="run-1"):
+        assert [refused("search") for _ in range(2)] == [None, None]
+        edit(path, '# the limit, explained\n[limits]\nmax_tool_calls = 3\n\n[[deny]]\ntools = ["shell"]\n')
+        assert watcher.check().status == "reloaded"  # type: ignore[union-attr]
+        assert refused("search") is None
+        assert refused("search") == "policy.toml:3:limits.max_tool_calls: the policy allows at most 3 tool calls per run"
+
+
+def test_a_triggered_flow_survives_a_reload(tmp_path: Path) -> None:
+    from hookport import execution
+
+    path = tmp_path / "policy.toml"
+    flow = '[[flow]]\nafter = ["read_secrets"]\ndeny = ["send_email"]\nreason = "no mail after secrets"\n'
+    path.write_text(flow)
+    with PolicyWatcher(path) as watcher, execution("app", run_id="run-1"):
+        ctx = ToolCallHookContext("read_secrets", {})
+        dispatch(P.PRE_TOOL_CALL, ctx)
+        ctx.tool_result = "s3cr3t"
+        dispatch(P.POST_TOOL_CALL, ctx)
+        edit(path, "# moved down a line\n" + flow)
+        assert watcher.check().status == "reloaded"  # type: ignore[union-attr]
+        assert refused("send_email") == "policy.toml:2:flow[0]: no mail after secrets"
