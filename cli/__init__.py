@@ -7,6 +7,7 @@ and the adapters (``hookport.adapters``): it may import both, neither imports it
     hookport doctor [--json] [--policy file.toml]
     hookport policy test policy.toml cases.toml
     hookport audit verify decisions.jsonl [--head SHA256]
+    hookport approvals list|show ID|approve ID|deny ID [--reason R]|serve [--store URL]
     hookport bootstrap-path      # the directory `hookport run` puts on the child's PYTHONPATH
 """
 
@@ -50,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("program", nargs=argparse.REMAINDER, help="-- then the command to run")
 
     add_policy_commands(commands)
+    from hookport.cli.approvals import add_parser as add_approvals
+
+    add_approvals(commands)
     commands.add_parser(
         "bootstrap-path",
         help="print the directory to put on PYTHONPATH to start hookport from the environment variables",
@@ -102,6 +106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hookport.cli.audit import run as verify
 
         return verify(args.log_file, args.head, sys.stdout, sys.stderr)
+    if args.command == "approvals":
+        from hookport.cli.approvals import run as run_approvals
+
+        return run_approvals(args)
     if args.command == "bootstrap-path":
         from hookport.cli.launch import bootstrap_path
 

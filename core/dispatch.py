@@ -27,7 +27,7 @@ from typing import Any, Optional, TypeVar
 from hookport import events
 from hookport._loop_thread import HookTimeout, run_coroutine
 from hookport.config import settings
-from hookport.errors import HookAborted, LLMCallBlockedError, ToolCallBlocked, source_name
+from hookport.errors import PAUSE, HookAborted, LLMCallBlockedError, ToolCallBlocked, source_name
 from hookport.hooks import HookEntry, HookFn, original_of
 from hookport.points import ALIASES, InterceptionPoint, Point, resolve_point
 from hookport.outcomes import take_reported
@@ -303,6 +303,10 @@ def _failed(
     started: float, timed: bool, failures: Optional[_Failures], modified: object,
 ) -> _Failures:
     """Apply the failure policy to a hook's exception; returns the updated failure list."""
+    if getattr(error, PAUSE, False):  # the framework's own pause raised by a hook (LangGraph's interrupt)
+        if timed:
+            _emit(point, ctx, "aborted", len(hooks), started, HookAborted(f"paused: {type(error).__name__}", original_of(hook)))
+        raise error
     failures = failures or _Failures()
     name = _name(hook)
     failures.add(name, error)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Optional
 
+from hookport.approvals import StoreError
 from hookport.points import InterceptionPoint
 from hookport.policy.conditions import Condition, ConditionError, MissingPackage, compile_condition
 from hookport.policy.gate import AllowList, Deny, Flow, FlowDeny, ResultGate, Rewrite, ToolGate, ToolRule, Warn
@@ -199,9 +200,13 @@ def approvals(document: PolicyDocument, source: Callable[..., str], conditions: 
         original = getattr(document, kind)[index]
         guard = Guard(source(kind, index), conditions.get(kind, index), audit(original), counts)
         try:
-            hooks += approval(rule, source(kind, index), guard, flow)
+            hooks += approval(rule, source(kind, index), guard, flow, document.approvals.store)
         except LookupError as error:  # the named approval hook cannot be imported
             line = line_of(lines, (kind, index, "hook"))
             problems.append(f"line {line or '?'}: {kind}[{index}].hook: {error}")
+        except StoreError as error:  # no store, or one that cannot be opened
+            key = "store" if rule.store else None
+            line = line_of(lines, (kind, index, key) if key else (kind, index))
+            problems.append(f"line {line or '?'}: {kind}[{index}]{'.store' if key else ''}: {error}")
     return hooks
 

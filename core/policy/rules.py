@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Optional
 
+from hookport.approvals import ENV, StoreError, open_store, store_url
 from hookport.points import InterceptionPoint
 from hookport.policy.approval import Approver
 from hookport.policy.conditions import Condition, EvaluationError
@@ -193,11 +194,20 @@ def forgetting(source: str, forget: Callable[[Any], None]) -> CompiledHook:
 
 
 def approval(rule: ApprovalRule, source: str, guard: Optional[Guard] = None,
-             flow: Optional[Flow] = None) -> list[CompiledHook]:
+             flow: Optional[Flow] = None, default_store: Optional[str] = None) -> list[CompiledHook]:
     """The rule's `Approver`, asked only where the rule applies: its `when` holds (a condition that
-    fails refuses, without asking) and, for a ``[[flow]]``, its trigger has returned in the run."""
-    approver = Approver(rule, source, import_object(rule.hook))
+    fails refuses, without asking) and, for a ``[[flow]]``, its trigger has returned in the run.
+
+    Raises LookupError (the hook does not import) or `StoreError` (no hook and no store, or a store
+    that cannot be opened) at load time, so a broken rule never reaches a call."""
+    url = store_url(rule.store or default_store)
+    if rule.hook is None and url is None:
+        raise StoreError("no `hook` and no store: without a hook the approval store and its inbox decide, so name "
+                         f"one (store = \"sqlite:///approvals.db\" here, [approvals] store = ..., or ${ENV})")
+    store = open_store(url) if url is not None else None
+    approver = Approver(rule, source, import_object(rule.hook) if rule.hook else None, store)
     guard = guard or Guard(source)
+    asks = f"asks {rule.hook}" if rule.hook else f"asks a person ({store.url if store else ''}, wait = {rule.wait})"
 
     def ask(ctx: Any) -> Any:
         if flow is not None and not flow.triggered(Call(ctx, None, None)):
@@ -208,11 +218,17 @@ def approval(rule: ApprovalRule, source: str, guard: Optional[Guard] = None,
         except EvaluationError as error:
             refuse(ctx, source, condition_failed(source, error, "the call is refused"), guard.audit)
             return None
-        decided(ctx, source, "approve", f"asks {rule.hook}", guard.audit)
+        decided(ctx, source, "approve", asks, guard.audit)
         return None if guard.audit else approver(ctx)
 
     tools = tuple(rule.tools) if rule.tools is not None else None
-    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(source, ask), tools, rule.timeout)]
+    # A hook's timeout is the registry's. A store's wait keeps its own clock (it records the timeout), and runs
+    # inline: a registry timeout would put every covered call on a thread of its own (HOOKPORT_HOOK_TIMEOUT, when
+    # set, still bounds it as it bounds every hook).
+    hook = PolicyHook(source, ask)
+    if rule.wait == "native":
+        hook.native_pause = approver.native_pause  # type: ignore[attr-defined]  # read by hookport.pauses
+    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, hook, tools, rule.timeout if rule.hook else None)]
 
 
 def unknown_tools(named: dict[str, list[str]], source: str) -> list[CompiledHook]:

@@ -7,6 +7,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, field_validator, model_validator
 
+from hookport.approvals.opening import check_url
+
 RedactTarget = Literal["model_answers", "tool_results", "tool_args", "final_output"]
 REDACT_TARGETS: tuple[RedactTarget, ...] = ("model_answers", "tool_results", "tool_args", "final_output")
 
@@ -135,27 +137,62 @@ class Limits(Rule):
 
 
 class ApprovalRule(Conditional):
-    """``[[approval]]``: `hook` (``"module:function"``) must approve each call of these tools.
+    """``[[approval]]``: each call of these tools (all, with no `tools`) needs a yes.
 
-    The function gets the `ToolCallHookContext` and returns True to approve;
-    anything else refuses the call with `reason`. With no `tools`, every tool.
+    With `hook` (``"module:function"``) the function decides: it gets the
+    `ToolCallHookContext` and returns True to approve; anything else refuses the call
+    with `reason`. Without one, the store and its inbox are the approver
+    (`hookport.approvals`): the call is filed as a request bound to its exact arguments
+    and run, and `wait` says what the call does meanwhile.
     """
 
-    hook: str
+    hook: Optional[str] = None
     tools: Optional[list[str]] = None
     reason: str = Field(default="the call was not approved", min_length=1)
     timeout: Optional[PositiveFloat] = None
-    """Seconds to wait for the hook's answer; past it the call is refused."""
+    """Seconds to wait for the answer; past it the call is refused."""
+    store: Optional[str] = None
+    """Where requests live: ``"sqlite:///path/approvals.db"``, ``"redis://..."`` (default: ``[approvals] store``,
+    else ``HOOKPORT_APPROVALS``)."""
+    wait: Literal["block", "defer", "native"] = "block"
+    """``block``: the call waits for a decision (up to `timeout`); ``defer``: it is refused at once with
+    ``approval pending: <id>`` and goes through when made again once approved; ``native``: the framework's
+    own pause (LangGraph ``interrupt``, the OpenAI Agents SDK's approval interruptions)."""
+    lasts: Literal["call", "run"] = "call"
+    """``call``: an approval lets one call through; ``run``: the same call, for the rest of the run."""
 
     @field_validator("hook")
     @classmethod
-    def names_a_function(cls, hook: str) -> str:
-        if HOOK_SPEC.fullmatch(hook) is None:
+    def names_a_function(cls, hook: Optional[str]) -> Optional[str]:
+        if hook is not None and HOOK_SPEC.fullmatch(hook) is None:
             raise ValueError(
                 f"{hook!r} is not \"module:function\" (a module the program can import, a colon, then the "
                 f"function's name, e.g. \"myteam.approvals:ask_on_call\")"
             )
         return hook
+
+    @field_validator("store")
+    @classmethod
+    def names_a_store(cls, store: Optional[str]) -> Optional[str]:
+        return None if store is None else check_url(store)
+
+    @model_validator(mode="after")
+    def hook_answers_at_once(self) -> "ApprovalRule":
+        if self.hook is not None and self.wait != "block":
+            raise ValueError(f"wait = {self.wait!r} is for the store's approvals; a hook answers in the call itself "
+                             "(drop `hook` to let the store and its inbox approve, or drop `wait`)")
+        return self
+
+
+class ApprovalSettings(Rule):
+    """``[approvals]``: the store every ``[[approval]]`` rule without its own `store` uses."""
+
+    store: Optional[str] = None
+
+    @field_validator("store")
+    @classmethod
+    def names_a_store(cls, store: Optional[str]) -> Optional[str]:
+        return None if store is None else check_url(store)
 
 
 class PolicyMeta(Rule):
@@ -175,6 +212,7 @@ class PolicyDocument(Rule):
     redact: list[RedactRule] = []
     limits: Limits = Limits()
     approval: list[ApprovalRule] = []
+    approvals: ApprovalSettings = ApprovalSettings()
     warn: list[WarnRule] = []
     rewrite: list[RewriteRule] = []
     flow: list[FlowRule] = []

@@ -56,7 +56,9 @@ def summarize(document: PolicyDocument, source: Callable[..., str]) -> list[Rule
             f"the same call at most {limits.max_repeats} times per run", limits)
     for index, rule in enumerate(document.approval):
         timeout = f", refused after {rule.timeout:g}s" if rule.timeout is not None else ""
-        add(source("approval", index), "approval", rule.tools, f"{rule.hook} decides{timeout}", rule)
+        store = rule.store or document.approvals.store or "the approval store"
+        who = f"{rule.hook} decides" if rule.hook else f"a person decides in {store} (wait = {rule.wait}, lasts = {rule.lasts})"
+        add(source("approval", index), "approval", rule.tools, f"{who}{timeout}", rule)
     for index, redact in enumerate(document.redact):
         where = ", ".join(redact.in_)
         add(source("redact", index), "redact", None, f"'{redact.pattern}' -> '{redact.replacement}' in {where}", redact)

@@ -52,7 +52,8 @@ def test_each_outcome_is_reported_with_its_rule_and_the_arguments_digest(caplog:
     assert tools.ran[:3] == [("run_sql", {"query": "DROP TABLE t"}), ("send_email", {"to": "a", "sender": "agents@example.com"}),
                              ("pay", {"amount": 5})]
     assert named(seen) == [("p.toml:deny[0]", "deny"), ("p.toml:warn[0]", "warn"), ("p.toml:rewrite[0]", "rewrite"),
-                           ("p.toml:approval[0]", "approve"), ("p.toml:redact[0]:tool_results", "redact")]
+                           ("p.toml:approval[0]", "approve"), ("p.toml:approval[0]", "approved"),  # asked, then its answer
+                           ("p.toml:redact[0]:tool_results", "redact")]
     assert seen[1].args_sha256 == args_sha256({"query": "DROP TABLE t"})
     assert seen[2].args_sha256 == args_sha256({"to": "a", "bcc": "b"})  # the arguments as the rule saw them
     assert "policy rule p.toml:6:warn[0]: destructive SQL (tool run_sql)" in caplog.text
