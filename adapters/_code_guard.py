@@ -24,6 +24,10 @@ may have written itself), and, where the tools are importable by any process (Au
 functions module), code that starts processes. While a hook that may refuse one of the
 offered tools is registered (a PRE_TOOL_CALL or wrap hook whose ``tools=`` admits it),
 hidden code is refused before it runs: the guard fails closed.
+
+Where the code may yet run in this process after all (an executor hookport cannot
+classify), a guard on the tool's function there asks `claim_decided` first: a call the
+text decided with every argument written out is not dispatched again.
 """
 
 from __future__ import annotations
@@ -31,7 +35,9 @@ from __future__ import annotations
 import ast
 import re
 import sys
+import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from importlib.util import find_spec
 from typing import Any, TypeVar
@@ -44,7 +50,8 @@ from hookport.hooks import HookEntry, sanitize_tool_name
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import hooks_for
 
-__all__ = ["Offered", "Reading", "Use", "UNREAD", "adecide", "decide", "guards_any", "read", "read_blocks"]
+__all__ = ["Offered", "Reading", "Use", "UNREAD", "adecide", "claim_decided", "decide", "guards_any", "read",
+           "read_blocks"]
 
 R = TypeVar("R")
 Offered = Mapping[str, Sequence[str]]
@@ -382,6 +389,41 @@ def must_refuse(reading: Reading, offered: Offered) -> bool:
     return reading.hidden is not None and guards_any(offered)
 
 
+class _Decided:
+    """The uses of one code execution that the text decided with every argument known."""
+
+    __slots__ = ("left", "lock")
+
+    def __init__(self, uses: Iterable[Use]) -> None:
+        self.left = [(u.name, u.arguments) for u in uses if not u.unread]
+        self.lock = threading.Lock()
+
+    def claim(self, name: str, arguments: Mapping[str, Any]) -> bool:
+        with self.lock:
+            for index, (decided_name, decided_args) in enumerate(self.left):
+                if decided_name == name and _same(decided_args, arguments):
+                    del self.left[index]
+                    return True
+        return False
+
+
+_decided: ContextVar[_Decided | None] = ContextVar("hookport_code_decided", default=None)
+
+
+def claim_decided(name: str, arguments: Mapping[str, Any] | None) -> bool:
+    """For a guard on a tool's function in this process: True when the running code's text
+    already decided this call (same name, every argument written out and equal); claimed once."""
+    decided = _decided.get()
+    return decided is not None and arguments is not None and decided.claim(name, arguments)
+
+
+def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    try:
+        return bool(dict(a) == dict(b))
+    except Exception:  # noqa: BLE001 - values whose comparison raises: not provably the same call
+        return False
+
+
 def decide(reading: Reading, offered: Offered, run: Callable[[], R], shape: ToolShape[R], context: Context) -> R:
     """PRE_TOOL_CALL for each use (any refusal: `run` never runs), then `run()`, then POST for each."""
     if must_refuse(reading, offered):
@@ -391,9 +433,13 @@ def decide(reading: Reading, offered: Offered, run: Callable[[], R], shape: Tool
     uses = reading.uses
 
     def step(index: int) -> R:
-        if index == len(uses):
+        if index < len(uses):
+            return tool_call(_context(uses[index], context), lambda c: step(index + 1), shape)
+        token = _decided.set(_Decided(uses))
+        try:
             return run()
-        return tool_call(_context(uses[index], context), lambda c: step(index + 1), shape)
+        finally:
+            _decided.reset(token)
 
     return step(0)
 
@@ -408,8 +454,12 @@ async def adecide(reading: Reading, offered: Offered, run: Callable[[], Awaitabl
     uses = reading.uses
 
     async def step(index: int) -> R:
-        if index == len(uses):
+        if index < len(uses):
+            return await atool_call(_context(uses[index], context), lambda c: step(index + 1), shape)
+        token = _decided.set(_Decided(uses))
+        try:
             return await run()
-        return await atool_call(_context(uses[index], context), lambda c: step(index + 1), shape)
+        finally:
+            _decided.reset(token)
 
     return await step(0)
