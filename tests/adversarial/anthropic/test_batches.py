@@ -9,31 +9,23 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 anthropic = pytest.importorskip("anthropic")
 
-from hookport import InterceptionPoint, adapters, on  # noqa: E402
-from hookport.adapters.anthropic_sdk import LEDGER  # noqa: E402
+from hookport import InterceptionPoint, on  # noqa: E402
 from tests.adversarial import kit  # noqa: E402
-from tests.adversarial.anthropic.test_bypass import PARAMS, PURGE, SERVER, client, deny_purge, expected, uses  # noqa: E402
+from tests.adversarial.anthropic.test_bypass import (  # noqa: E402, F401 - `installed`: the autouse fixture
+    PARAMS, PURGE, SERVER, client, deny_purge, expected, installed, uses,
+)
 from tests.adversarial.openai import wire  # noqa: E402
 
 P = InterceptionPoint
 DENY = [False, True]
 LOOKUP = wire.tool_use("toolu_1", "lookup", table="users")
 REQUESTS = [{"custom_id": "job-1", "params": PARAMS}]
-
-
-@pytest.fixture(autouse=True)
-def installed() -> Iterator[None]:
-    adapters.install("anthropic")
-    LEDGER.clear()
-    yield
-    LEDGER.clear()
 
 
 def batches(is_async: bool, beta: bool) -> Any:
