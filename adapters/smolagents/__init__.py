@@ -131,4 +131,5 @@ class SmolagentsAdapter(Adapter):
         super().deactivate()
         _models.CLASSES.restore()
         _bodies.BODIES.restore()
+        _bodies.INSTANCES.restore()
         _remote.EXECUTORS.restore()

@@ -241,6 +241,8 @@ def step_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[
     run = _current.get()
     if run is None or run.agent is not instance:  # a step driven outside run(): no run to end
         run = Run(instance, run.aborts if run is not None else [])
+    if _bodies.BODIES.active:  # a tool (or its ``forward``) given to the agent since the last step
+        _bodies.cover_tools(_tool_objects(instance))
     return _step(wrapped(*args, **kwargs), run, args[0] if args else kwargs.get("memory_step"))
 
 
