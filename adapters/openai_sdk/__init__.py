@@ -10,7 +10,8 @@ Where each point fires:
 | PRE_MODEL_CALL / POST_MODEL_CALL | ``Completions.create`` / ``parse`` and ``Responses.create`` / ``parse``, sync and async (``stream=True``, the ``.stream()`` helpers, ``with_raw_response`` / ``with_streaming_response`` and ``AzureOpenAI`` all go through them) |
 | PRE_TOOL_CALL | each tool call a response asks for: every choice's function and custom ``tool_calls`` and legacy ``function_call``; every Responses call item the application runs or approves (``function_call``, ``custom_tool_call``, shell, patch, computer calls, MCP approval requests); streamed too; also in an answer fetched again (``responses.retrieve`` of a background response, ``chat.completions.retrieve``) |
 | (the tool body) | openai 3.x's ``ResponsesToolRunner._execute_function`` (sync and async): a function the SDK's runner runs claims the wire review's decision, or dispatches when none covers it |
-| POST_TOOL_CALL | the request that carries that call's result back (a ``tool`` message / ``function_call_output`` item); at once for a refused call |
+| PRE_TOOL_CALL, sockets | each call item a Realtime session or the Responses WebSocket mode hands the application (``recv_bytes``, which ``recv``, iteration and handlers read through; see `_sockets`) |
+| POST_TOOL_CALL | the request that carries that call's result back (a ``tool`` message / ``function_call_output`` item; on a socket, the event the application sends with it); at once for a refused call |
 | EXECUTION_* / PRE_STEP / POST_STEP | not offered: the SDK has no runs or steps (mark a run with ``hookport.execution(...)``) |
 
 The SDK has no hook system of its own (only httpx event hooks, which see bytes),
@@ -34,6 +35,7 @@ from hookport.points import InterceptionPoint
 from hookport.adapters.openai_sdk._chat import ChatCompletions
 from hookport.adapters.openai_sdk._common import FRAMEWORK
 from hookport.adapters.openai_sdk._responses import Responses
+from hookport.adapters.openai_sdk._sockets import REALTIME, RESPONSES, socket_wrappers
 from hookport.adapters.openai_sdk._runner import (
     DECISIONS,
     RUNNER,
@@ -63,6 +65,9 @@ aresponses_request = async_wrapper(_RESPONSES_DIALECT, LEDGER)
 chat_fetch, achat_fetch = fetch_wrappers(_CHAT_DIALECT, LEDGER, "completion_id")
 responses_fetch, aresponses_fetch = fetch_wrappers(_RESPONSES_DIALECT, LEDGER, "response_id")
 execute_function, aexecute_function = body_wrappers(FRAMEWORK, LEDGER)
+_SOCKETS = socket_wrappers(LEDGER)
+_SOCKET_CLASSES = ((REALTIME, "openai.resources.realtime.realtime", "RealtimeConnection"),
+                   (RESPONSES, _RESPONSES, "ResponsesConnection"))
 
 
 class OpenAIAdapter(Adapter):
@@ -88,9 +93,20 @@ class OpenAIAdapter(Adapter):
         ) if has_runner() else ()
         decisions = (Target(DECISIONS, "_Candidate.__init__", candidate_wrapper(FRAMEWORK), _TOOLS, "sync"),
                      ) if has_decisions() else ()
+        sockets = [
+            target
+            for api, module, name in _SOCKET_CLASSES
+            for target in (
+                Target(module, f"{name}.recv_bytes", _SOCKETS[api][0], _TOOLS, "sync"),
+                Target(module, f"Async{name}.recv_bytes", _SOCKETS[api][1], _TOOLS, "async"),
+                Target(module, f"{name}.send", _SOCKETS[api][2], _TOOLS, "sync"),
+                Target(module, f"Async{name}.send", _SOCKETS[api][3], _TOOLS, "async"),
+            )
+        ]
         return (
             *decisions,
             *runner,
+            *sockets,
             Target(_CHAT, "Completions.create", chat_request, _MODEL, "sync"),
             Target(_CHAT, "Completions.parse", chat_request, _MODEL, "sync"),
             Target(_CHAT, "AsyncCompletions.create", achat_request, _MODEL, "async"),
