@@ -5,6 +5,7 @@ and the adapters (``hookport.adapters``): it may import both, neither imports it
 
     hookport run [--adapters a,b] [--hooks mod1,mod2] [--policy file.toml] [--otel] -- python app.py ...
     hookport doctor [--json] [--policy file.toml]
+    hookport approvals list|show ID|approve ID|deny ID [--reason R]|serve [--store URL]
     hookport bootstrap-path      # the directory `hookport run` puts on the child's PYTHONPATH
 """
 
@@ -44,6 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--otel", action="store_true", help="export each dispatch as an OpenTelemetry span (HOOKPORT_OTEL=1)")
     run.add_argument("program", nargs=argparse.REMAINDER, help="-- then the command to run")
 
+    from hookport.cli.approvals import add_parser as add_approvals
+
+    add_approvals(commands)
+
     commands.add_parser(
         "bootstrap-path",
         help="print the directory to put on PYTHONPATH to start hookport from the environment variables",
@@ -65,6 +70,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             program = program[1:]
         settings = LaunchSettings.from_options(args.adapters, args.hooks, args.policy, args.otel)
         return launch(settings, program)
+    if args.command == "approvals":
+        from hookport.cli.approvals import run as run_approvals
+
+        return run_approvals(args)
     if args.command == "bootstrap-path":
         from hookport.cli.launch import bootstrap_path
 
