@@ -39,7 +39,7 @@ from typing import Any
 
 from hookport.calls import tool_hooks_active
 
-from hookport.adapters._sdk_tools import LIMIT, AskedCall, ToolLedger, _Bounded
+from hookport.adapters._sdk_tools import LIMIT, AskedCall, ToolLedger
 from hookport.adapters.openai_sdk._responses import CALL_ITEMS, _refusal_output, item_call
 
 Wrapper = Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]
@@ -218,7 +218,6 @@ class _Sockets:
 
     def __init__(self, api: str, ledger: ToolLedger) -> None:
         self.api, self.ledger = api, ledger
-        self._conversation = _Bounded[str]()
 
     # decisions ----------------------------------------------------------------------------------------
 
