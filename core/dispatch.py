@@ -355,5 +355,12 @@ def _emit(
             outcomes=take_reported(ctx),
             run_id=current_run_id(),
             modified_by=tuple(modified_by) if modified_by else (),
+            tool_input=_arguments(ctx),
         )
     )
+
+
+def _arguments(ctx: Any) -> Optional[dict[str, Any]]:
+    """A copy of a tool call's arguments for the event (a subscriber must not change the call's)."""
+    arguments = getattr(ctx, "tool_input", None)
+    return dict(arguments) if isinstance(arguments, dict) else None

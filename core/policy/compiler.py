@@ -91,10 +91,14 @@ class Conditions:
 
 
 def compile_document(
-    document: PolicyDocument, lines: Lines, label: str, import_hooks: bool = True
+    document: PolicyDocument, lines: Lines, label: str, import_hooks: bool = True,
+    source: Optional[Callable[..., str]] = None,
 ) -> tuple[list[CompiledHook], list[str]]:
-    """The hooks of `document`, in registration order; plus the problems found (then nothing registers)."""
-    source = source_namer(lines, label)
+    """The hooks of `document`, in registration order; plus the problems found (then nothing registers).
+
+    `source` names a rule (default: by its place in the one file `lines` indexes; layered files
+    name each rule by its own file, `hookport.policy.layers`)."""
+    source = source or source_namer(lines, label)
     default_mode = document.policy.mode
 
     def audit(rule: Any) -> bool:
