@@ -24,14 +24,19 @@ def clean_environment(**extra: str) -> dict[str, str]:
 
 
 def run_program(*args: str, timeout: float = 240, **env: str) -> dict[str, Any]:
-    """Run ``python <args>`` from the repository root; its last stdout line, parsed (stderr on failure)."""
+    """Run ``python <args>`` from the repository root; its last JSON line on stdout, parsed (the output on failure)."""
     done = subprocess.run(
         [sys.executable, *args], cwd=ROOT, env=clean_environment(**env), capture_output=True, text=True,
         timeout=timeout, check=False,
     )
-    lines = done.stdout.strip().splitlines()
-    assert done.returncode == 0 and lines, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr[-4000:]}"
-    return json.loads(lines[-1])
+    failure = f"exit {done.returncode}\nstdout:\n{done.stdout[-4000:]}\nstderr:\n{done.stderr[-4000:]}"
+    assert done.returncode == 0, failure
+    for line in reversed(done.stdout.strip().splitlines()):  # the program's line; an engine may print after it
+        try:
+            return json.loads(line)
+        except ValueError:
+            continue
+    raise AssertionError(f"no JSON line in the output\n{failure}")
 
 
 @pytest.fixture(scope="session")

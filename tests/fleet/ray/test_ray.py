@@ -71,6 +71,7 @@ def test_a_worker_that_cannot_start_the_guard_runs_no_task(ray_cluster: tuple[st
         "    outcome = json.dumps(ray.get(ray.remote(run_agent).remote(), timeout=120))\n"
         "except Exception as error:\n"
         "    outcome = f'{type(error).__name__}: {error}'\n"
+        "ray.shutdown()  # Ray's own messages about the dead worker come before the result line\n"
         "print(json.dumps(outcome))\n"
     )
     outcome = run_program("-c", code, timeout=400, **RAY_ENV)
