@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -86,7 +87,7 @@ async def _consume(agent: Agent[None, str], stop_after: int | None = None) -> di
             else:
                 got["output"] = await result.get_output()
                 usage = result.usage  # a property from 2.x on, a method before
-                got["usage"] = usage() if callable(usage) else usage
+                got["usage"] = usage() if inspect.ismethod(usage) else usage
     except Exception as error:
         got["error"] = error
     else:
@@ -197,3 +198,15 @@ def test_buffered_streaming_is_asked_for() -> None:
     with buffered_streaming():
         got = asyncio.run(_consume(Stream().agent()))
     assert got["output"] == "the replaced answer" and "".join(got["deltas"]) == "the replaced answer"
+
+
+def test_a_wrap_hook_that_re_asks_after_the_stream_makes_a_real_request() -> None:
+    @on(W.WRAP_MODEL_CALL)
+    async def ask_twice(ctx: Any, call_next: Any) -> Any:
+        await call_next(ctx)
+        return await call_next(ctx)
+
+    model = Stream()
+    got = asyncio.run(_consume(model.agent()))
+    assert model.opened == 2 and model.closed == 2  # the second request was really made, and read whole
+    assert got["deltas"] == CHUNKS and got["kept"] == "".join(CHUNKS)
