@@ -132,6 +132,7 @@ def run_pytest(source: Path, suite: Suite, mode: str, framework: str, report: Pa
     env = {**os.environ, **dict(suite.env),
            "PYTHONPATH": os.pathsep.join([str(PLUGIN_DIR), os.environ.get("PYTHONPATH", "")])}
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors",
+            f"--rootdir={source}", *_own_config(source),
             f"--junitxml={report}", "-o", "junit_family=xunit1", *suite.pytest_args]
     if mode == "hooked":
         env["HOOKPORT_PEER_ADAPTER"] = framework
@@ -139,6 +140,19 @@ def run_pytest(source: Path, suite: Suite, mode: str, framework: str, report: Pa
     args += [f"--ignore={p}" for p in suite.ignore]
     args += ids if ids else list(suite.paths)
     subprocess.run(args, cwd=source, env=env, check=False, stdout=subprocess.DEVNULL if ids else None)
+
+
+def _own_config(source: Path) -> list[str]:
+    """The framework's own pytest configuration, or an empty one where it ships none (never the
+    configuration of a checkout the source sits in: hookport's own, under .tox/)."""
+    for name, marker in (("pytest.ini", ""), ("pyproject.toml", "[tool.pytest"), ("tox.ini", "[pytest]"),
+                         ("setup.cfg", "[tool:pytest]")):
+        candidate = source / name
+        if candidate.is_file() and marker in candidate.read_text(errors="replace"):
+            return ["-c", str(candidate)]
+    empty = source.parent / "peer-empty-pytest.ini"
+    empty.write_text("[pytest]\n")
+    return ["-c", str(empty)]
 
 
 def outcomes(report: Path) -> dict[str, str]:
@@ -149,8 +163,11 @@ def outcomes(report: Path) -> dict[str, str]:
     for case in ET.parse(report).getroot().iter("testcase"):
         if not case.get("classname"):  # pytest's own error (a crash, an internal error), not a test
             continue
-        path = (case.get("file") or case.get("classname", "").replace(".", "/") + ".py")
-        test_id = f"{path}::{case.get('name')}"
+        classname = case.get("classname", "")
+        path = case.get("file") or classname.replace(".", "/") + ".py"
+        module = path[:-3].replace("/", ".") if path.endswith(".py") else path
+        owner = classname[len(module) + 1:] if classname.startswith(module + ".") else ""  # a test class
+        test_id = f"{path}::{owner + '::' if owner else ''}{case.get('name')}"
         kinds = {child.tag for child in case}
         found[test_id] = ("failed" if "failure" in kinds else "error" if "error" in kinds
                           else "skipped" if "skipped" in kinds else "passed")
