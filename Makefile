@@ -56,6 +56,7 @@ bench: bootstrap
 	$(BIN)/python benchmarks/dispatch.py
 	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[otel]' opentelemetry-sdk
 	$(BIN)/python benchmarks/otel.py
+	$(BIN)/python benchmarks/policy_ops.py
 
 clean:
 	rm -rf $(VENV) .tox build *.egg-info

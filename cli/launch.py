@@ -17,7 +17,8 @@ code with `start_from_environment()`:
 ==================  ============================================================
 HOOKPORT_ADAPTERS   comma-separated adapter names; unset = every one installed
 HOOKPORT_HOOKS      comma-separated modules to import (they register hooks)
-HOOKPORT_POLICY     a TOML policy file (docs/policy.md)
+HOOKPORT_POLICY     a TOML policy file (docs/policy.md); `hookport run --policy` replaces it
+HOOKPORT_POLICY_WATCH  ``1`` (or seconds between looks): reload the policy when it changes
 HOOKPORT_OTEL       ``1``: export each dispatch that ran hooks to OpenTelemetry
 HOOKPORT_AUTOSTART  ``1``: start from the installed ``.pth`` hook too (the launcher sets it)
 ==================  ============================================================
@@ -32,12 +33,14 @@ import subprocess
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ADAPTERS_VARIABLE = "HOOKPORT_ADAPTERS"
 HOOKS_VARIABLE = "HOOKPORT_HOOKS"
 POLICY_VARIABLE = "HOOKPORT_POLICY"
+WATCH_VARIABLE = "HOOKPORT_POLICY_WATCH"
+DEFAULT_WATCH_INTERVAL = 1.0
 OTEL_VARIABLE = "HOOKPORT_OTEL"
 AUTOSTART_VARIABLE = "HOOKPORT_AUTOSTART"
 """Set by the launcher: the installed ``hookport-autostart.pth`` starts hookport (hookport.cli._autostart)."""
@@ -45,6 +48,7 @@ EXIT_BAD_SETTINGS = 2
 """The status of a launch refused before the program started (argparse uses 2 for usage errors too)."""
 
 TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("", "0", "false", "no", "off")
 
 
 class LaunchError(Exception):
@@ -62,23 +66,37 @@ def split_names(text: str | None) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class LaunchSettings:
-    """What to start: adapters (None = every adapter whose framework is installed), hooks, policy, otel."""
+    """What to start: adapters (None = every adapter whose framework is installed), hooks, policy, otel,
+    and how often to look for changes to the policy (None: never)."""
 
     adapters: tuple[str, ...] | None = None
     hooks: tuple[str, ...] = ()
     policy: str | None = None
     otel: bool = False
+    watch: float | None = None
 
     @classmethod
     def from_options(
-        cls, adapters: str | None, hooks: str | None, policy: str | None, otel: bool = False
+        cls, adapters: str | None, hooks: str | None, policy: str | None, otel: bool = False, watch: bool = False,
     ) -> LaunchSettings:
         return cls(
             adapters=split_names(adapters) if adapters is not None else None,
             hooks=split_names(hooks),
             policy=str(Path(policy).resolve()) if policy else None,
             otel=otel,
+            watch=DEFAULT_WATCH_INTERVAL if watch else None,
         )
+
+    def with_inherited_policy(self, environ: Mapping[str, str] | None = None) -> LaunchSettings:
+        """Without ``--policy``, the HOOKPORT_POLICY (and HOOKPORT_POLICY_WATCH) this launcher was given
+        stays the program's policy: a host-wide policy is not dropped by a launch that names none.
+        With ``--policy``, the command line wins."""
+        env = os.environ if environ is None else environ
+        inherited = env.get(POLICY_VARIABLE, "").strip()
+        if self.policy or not inherited:
+            return self
+        watch = self.watch if self.watch is not None else watch_interval(env.get(WATCH_VARIABLE))
+        return replace(self, policy=str(Path(inherited).resolve()), watch=watch)
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> LaunchSettings:
@@ -89,12 +107,14 @@ class LaunchSettings:
             hooks=split_names(env.get(HOOKS_VARIABLE)),
             policy=env.get(POLICY_VARIABLE) or None,
             otel=env.get(OTEL_VARIABLE, "").strip().lower() in TRUE_WORDS,
+            watch=watch_interval(env.get(WATCH_VARIABLE)),
         )
 
     @property
     def requested(self) -> bool:
         """True when any HOOKPORT_* setting asks for something."""
-        return self.adapters is not None or bool(self.hooks) or self.policy is not None or self.otel
+        return (self.adapters is not None or bool(self.hooks) or self.policy is not None or self.otel
+                or self.watch is not None)
 
     def environment(self) -> dict[str, str]:
         env: dict[str, str] = {}
@@ -106,7 +126,25 @@ class LaunchSettings:
             env[POLICY_VARIABLE] = self.policy
         if self.otel:
             env[OTEL_VARIABLE] = "1"
+        if self.watch is not None:
+            env[WATCH_VARIABLE] = f"{self.watch:g}"
         return env
+
+
+def watch_interval(text: str | None) -> float | None:
+    """HOOKPORT_POLICY_WATCH: unset or ``0`` -> None, ``1`` / ``true`` -> every second, ``2.5`` -> every 2.5 s."""
+    word = (text or "").strip().lower()
+    if word in FALSE_WORDS:
+        return None
+    if word in TRUE_WORDS:
+        return DEFAULT_WATCH_INTERVAL
+    try:
+        seconds = float(word)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0 or seconds != seconds or seconds == float("inf"):
+        raise LaunchError(f"{WATCH_VARIABLE}={text!r} is not 1 or a number of seconds between looks at the policy file")
+    return seconds
 
 
 # -- in the launcher ---------------------------------------------------------------------------
@@ -125,6 +163,8 @@ def check_before_launch(settings: LaunchSettings, program: Sequence[str] = ()) -
 
     for name in settings.adapters or ():
         adapters.adapter_class(name)
+    if settings.watch is not None and not settings.policy:
+        raise LaunchError("--watch reloads the policy, but there is none: give --policy FILE (or HOOKPORT_POLICY)")
     if settings.policy:
         load_policy(settings.policy, register=False, import_hooks=False)
     skipping = skips_site(program)
@@ -163,7 +203,7 @@ def skips_site(program: Sequence[str]) -> str | None:
 
 def child_environment(settings: LaunchSettings, base: Mapping[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ if base is None else base)
-    for variable in (ADAPTERS_VARIABLE, HOOKS_VARIABLE, POLICY_VARIABLE, OTEL_VARIABLE):
+    for variable in (ADAPTERS_VARIABLE, HOOKS_VARIABLE, POLICY_VARIABLE, OTEL_VARIABLE, WATCH_VARIABLE):
         env.pop(variable, None)  # the command line says everything; nothing inherited mixes in
     env.update(settings.environment())
     env[AUTOSTART_VARIABLE] = "1"
@@ -178,6 +218,7 @@ def launch(settings: LaunchSettings, program: Sequence[str]) -> int:
         print("hookport run: no program given; usage: hookport run [options] -- python app.py", file=sys.stderr)
         return EXIT_BAD_SETTINGS
     try:
+        settings = settings.with_inherited_policy()
         check_before_launch(settings, program)
     except Exception as error:  # every refusal here is a clear message, never a traceback
         print(f"hookport run: {error}", file=sys.stderr)
@@ -223,8 +264,14 @@ def start(settings: LaunchSettings) -> None:
     with program_directories_importable():
         for module in settings.hooks:
             import_hook_module(module)
-        if settings.policy:
+        if settings.policy and settings.watch is not None:
+            from hookport.policy import watch
+
+            watch(settings.policy, interval=settings.watch)
+        elif settings.policy:
             load_policy(settings.policy)
+        elif settings.watch is not None:
+            raise LaunchError(f"{WATCH_VARIABLE} is set, but there is no policy to watch ({POLICY_VARIABLE})")
 
 
 def import_hook_module(module: str) -> None:

@@ -33,10 +33,12 @@ def render_text(path: str, out: TextIO) -> bool:
         return False
     rules = policy.rules()
     print(f"policy {path} ({policy.name}): {len(rules)} rules", file=out)
+    if len(policy.files) > 1:
+        print(f"  files, baseline first: {', '.join(str(file) for file in policy.files)}", file=out)
     for rule in rules:
         tools = "every tool" if rule.tools is None else ", ".join(rule.tools)
         print(f"  {rule.source}  {rule.kind}: {rule.detail}", file=out)
-        if rule.kind in ("allow", "deny", "approval"):
+        if rule.kind in ("allow", "deny", "approval", "flow", "warn", "rewrite"):
             print(f"      tools: {tools}", file=out)
     named = sorted({tool for rule in rules for tool in rule.tools or ()})
     if named:
@@ -52,4 +54,4 @@ def as_json(path: str) -> dict[str, Any]:
         {"source": r.source, "kind": r.kind, "tools": list(r.tools) if r.tools is not None else None, "detail": r.detail}
         for r in policy.rules()
     ]
-    return {"path": path, "ok": True, "name": policy.name, "rules": rules}
+    return {"path": path, "ok": True, "name": policy.name, "files": [str(file) for file in policy.files], "rules": rules}

@@ -27,7 +27,7 @@ from typing import Any, Optional, TypeVar
 from hookport import events
 from hookport._loop_thread import HookTimeout, run_coroutine
 from hookport.config import settings
-from hookport.errors import HookAborted, LLMCallBlockedError, ToolCallBlocked, source_name
+from hookport.errors import PAUSE, HookAborted, LLMCallBlockedError, ToolCallBlocked, source_name
 from hookport.hooks import HookEntry, HookFn, original_of
 from hookport.points import ALIASES, InterceptionPoint, Point, resolve_point
 from hookport.outcomes import take_reported
@@ -303,6 +303,10 @@ def _failed(
     started: float, timed: bool, failures: Optional[_Failures], modified: object,
 ) -> _Failures:
     """Apply the failure policy to a hook's exception; returns the updated failure list."""
+    if getattr(error, PAUSE, False):  # the framework's own pause raised by a hook (LangGraph's interrupt)
+        if timed:
+            _emit(point, ctx, "aborted", len(hooks), started, HookAborted(f"paused: {type(error).__name__}", original_of(hook)))
+        raise error
     failures = failures or _Failures()
     name = _name(hook)
     failures.add(name, error)
@@ -351,5 +355,12 @@ def _emit(
             outcomes=take_reported(ctx),
             run_id=current_run_id(),
             modified_by=tuple(modified_by) if modified_by else (),
+            tool_input=_arguments(ctx),
         )
     )
+
+
+def _arguments(ctx: Any) -> Optional[dict[str, Any]]:
+    """A copy of a tool call's arguments for the event (a subscriber must not change the call's)."""
+    arguments = getattr(ctx, "tool_input", None)
+    return dict(arguments) if isinstance(arguments, dict) else None

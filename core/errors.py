@@ -57,6 +57,17 @@ class ToolCallBlocked(HookAborted):
         return (type(self), (self.reason, self.source))
 
 
+PAUSE = "__hookport_pause__"
+"""The mark `let_through` sets on an exception a hook raises on purpose to pause the run the
+framework's way (LangGraph's ``interrupt``): dispatch re-raises it as it is, never as a failure."""
+
+
+def let_through(error: BaseException) -> BaseException:
+    """Mark `error` as the framework's own pause, so the chain does not treat it as the hook failing."""
+    setattr(error, PAUSE, True)
+    return error
+
+
 def source_name(source: Any) -> str | None:
     if source is None or isinstance(source, str):
         return source

@@ -48,6 +48,9 @@ class HookDispatchedEvent(BaseModel):
     """The run the call belongs to (`hookport.runs`), or None outside any run."""
     modified_by: tuple[str, ...] = ()
     """The hooks whose return changed the call (a policy rule's source, or a hook's name), in order."""
+    tool_input: Optional[dict[str, Any]] = None
+    """At tool points, a copy of the arguments as the chain left them (the decision log digests
+    them). Not redacted, and never exported by hookport.otel."""
 
 
 Subscriber = Callable[[HookDispatchedEvent], object]

@@ -16,11 +16,16 @@ Outcomes in use: ``deny``, ``allow``, ``warn``, ``redact``, ``rewrite``,
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["RuleOutcome", "report", "take_reported"]
+from hookport.errors import HookAborted
+
+__all__ = ["DecisionReached", "RuleOutcome", "report", "stopping_at", "take_reported"]
 
 _ATTRIBUTE = "_hookport_outcomes"
 
@@ -39,9 +44,32 @@ class RuleOutcome(BaseModel):
 
 
 def report(ctx: Any, rule: str, outcome: str, reason: Optional[str] = None, *, args_sha256: Optional[str] = None) -> None:
-    """Record a decision on the context being dispatched (its event will carry it)."""
+    """Record a decision on the context being dispatched (its event will carry it).
+
+    Inside `stopping_at(outcome)` it then raises `DecisionReached`: the dry run of a policy test."""
     reported = ctx.__dict__.setdefault(_ATTRIBUTE, [])
     reported.append(RuleOutcome.model_construct(rule=rule, outcome=outcome, reason=reason, args_sha256=args_sha256))
+    if outcome in _stop_at.get():
+        raise DecisionReached(f"{rule} decided {outcome!r}; stopped there (a dry run)", source=rule)
+
+
+class DecisionReached(HookAborted):
+    """A decision `stopping_at` waits for was reported: the chain stops as if refused, and the
+    event carries the outcome. `hookport policy test` learns that a call needs approval without
+    asking anyone (an approval rule reports ``approve`` before it asks)."""
+
+
+_stop_at: ContextVar[frozenset[str]] = ContextVar("hookport_stop_at", default=frozenset())
+
+
+@contextmanager
+def stopping_at(*outcomes: str) -> Iterator[None]:
+    """In this block, reporting one of `outcomes` stops the chain with `DecisionReached`."""
+    token = _stop_at.set(frozenset(outcomes))
+    try:
+        yield
+    finally:
+        _stop_at.reset(token)
 
 
 def take_reported(ctx: Any) -> tuple[RuleOutcome, ...]:

@@ -45,6 +45,7 @@ __all__ = [
     "original_of",
     "register_hook",
     "register_scoped",
+    "replace_hooks",
     "sanitize_tool_name",
     "scoped_hooks",
     "unregister_hook",
@@ -178,6 +179,26 @@ def unregister_hook(point: Point | str, hook: HookFn) -> bool:
                 _publish(resolved, current[:index] + current[index + 1 :])
                 return True
     return False
+
+
+def replace_hooks(
+    old: Iterable[tuple[Point | str, HookFn]], new: Iterable[tuple[Point | str, HookFn, Mapping[str, Any]]]
+) -> list[HookFn]:
+    """Take the `old` hooks out and put the `new` ones (each with its `register_hook` options) in, in
+    one step: a policy reload. Every chain goes from its old tuple to its new one under one lock, so
+    a dispatch sees either set, never both and never neither; a new hook takes the place of its
+    point's first old hook (after it, the rest of the chain keeps its order), else goes last."""
+    entries = [(resolve_point(point), make_entry(hook, resolve_point(point), **options)) for point, hook, options in new]
+    removing = [(resolve_point(point), hook) for point, hook in old]
+    with _lock:
+        for point in dict.fromkeys(p for p, _ in (*removing, *entries)):
+            chain = _global.get(point, ())
+            mine = {id(hook) for p, hook in removing if p is point}
+            gone = {i for i, entry in enumerate(chain) if id(entry) in mine or id(original_of(entry)) in mine}
+            place = min(gone, default=len(chain))
+            rest = tuple(entry for i, entry in enumerate(chain) if i >= place and i not in gone)
+            _publish(point, (*chain[:place], *(entry for p, entry in entries if p is point), *rest))
+    return [entry for _, entry in entries]
 
 
 def get_hooks(point: Point | str) -> list[HookFn]:

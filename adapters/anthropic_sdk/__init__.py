@@ -9,6 +9,7 @@ Where each point fires:
 |---|---|
 | PRE_MODEL_CALL / POST_MODEL_CALL | ``Messages.create`` / ``parse`` (also ``stream=True``, ``with_raw_response`` / ``with_streaming_response``) and ``Messages.stream`` (the helper sends its request itself, when its manager is entered), sync and async, on ``messages`` and ``beta.messages`` (the beta tool runner and message threads send through them); Bedrock and Vertex clients reuse these classes |
 | PRE_TOOL_CALL | each ``tool_use`` block a response asks for (streamed too); a ``@beta_tool`` body the tool runner runs (``BetaFunctionTool.call``) claims that decision, or dispatches when none covers it |
+| PRE_TOOL_CALL, batches | each ``tool_use`` block of a message batch's results, as the application reads them (``messages.batches.results``, ``beta`` too, sync and async; see `_batches`) |
 | POST_TOOL_CALL | the request whose user message carries that call's ``tool_result`` back; at once for a refused call |
 | EXECUTION_* / PRE_STEP / POST_STEP | not offered: the SDK has no runs or steps (mark a run with ``hookport.execution(...)``) |
 
@@ -30,6 +31,7 @@ from hookport.adapters._sdk_calls import async_wrapper, sync_wrapper
 from hookport.adapters._sdk_tools import ToolLedger
 from hookport.points import InterceptionPoint
 
+from hookport.adapters.anthropic_sdk._batches import batch_wrappers
 from hookport.adapters.anthropic_sdk._messages import FRAMEWORK, Messages
 from hookport.adapters.anthropic_sdk._stream_helper import stream_wrapper
 from hookport.adapters.anthropic_sdk._tools import body_wrappers
@@ -40,6 +42,7 @@ P = InterceptionPoint
 _MESSAGES = "anthropic.resources.messages.messages"
 _BETA = "anthropic.resources.beta.messages.messages"
 _TOOLS = "anthropic.lib.tools._beta_functions"
+_BATCHES = ("anthropic.resources.messages.batches", "anthropic.resources.beta.messages.batches")
 _POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
 _TOOL_POINTS = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
 _DIALECT = Messages()
@@ -52,6 +55,7 @@ create = sync_wrapper(_DIALECT, LEDGER)
 acreate = async_wrapper(_DIALECT, LEDGER)
 stream, astream = stream_wrapper(_DIALECT, LEDGER, is_async=False), stream_wrapper(_DIALECT, LEDGER, is_async=True)
 tool_body, atool_body = body_wrappers(FRAMEWORK, LEDGER)
+batch_create, abatch_create, batch_results, abatch_results = batch_wrappers(_DIALECT, LEDGER)
 
 
 class AnthropicAdapter(Adapter):
@@ -77,8 +81,19 @@ class AnthropicAdapter(Adapter):
                 Target(module, "AsyncMessages.stream", astream, _POINTS, "astream"),
             )
         ]
+        batches = [
+            target
+            for module in _BATCHES
+            for target in (
+                Target(module, "Batches.create", batch_create, (), "sync"),
+                Target(module, "AsyncBatches.create", abatch_create, (), "async"),
+                Target(module, "Batches.results", batch_results, _TOOL_POINTS, "sync"),
+                Target(module, "AsyncBatches.results", abatch_results, _TOOL_POINTS, "async"),
+            )
+        ]
         return (
             *sites,
+            *batches,
             Target(_TOOLS, "BetaFunctionTool.call", tool_body, _TOOL_POINTS, "sync"),
             Target(_TOOLS, "BetaAsyncFunctionTool.call", atool_body, _TOOL_POINTS, "async"),
         )

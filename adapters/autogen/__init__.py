@@ -111,6 +111,9 @@ class AutoGenAdapter(Adapter):
             Target("autogen_ext.code_executors.docker._docker_code_executor",
                    "DockerCommandLineCodeExecutor.execute_code_blocks", _executors.execute_code_blocks, _TOOL,
                    "async", distribution="docker"),
+            Target("autogen_ext.code_executors.azure._azure_container_code_executor",
+                   "ACADynamicSessionsCodeExecutor.execute_code_blocks", _executors.execute_code_blocks, _TOOL,
+                   "async", distribution="aiohttp"),
         )
 
     def _stream_tools(self) -> tuple[Target, ...]:

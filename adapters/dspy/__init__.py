@@ -12,7 +12,9 @@ Where each point fires:
 | PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``BaseLM.__call__`` / ``BaseLM.acall``: every request any adapter (ChatAdapter, JSONAdapter, ...) formats, from any predictor, on ``dspy.LM`` or a ``BaseLM`` subclass |
 | PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ``Tool.__call__`` / ``Tool.acall``: the tools ReAct runs (not its own ``finish``) and direct calls of a ``dspy.Tool`` |
 | the refusal the model reads | ReAct's formatter of a failed tool's error (``format_error_for_lm`` from 3.4, ``_fmt_exc`` before; five traceback frames): a refusal is its sentence alone |
-| same, second line of defence | each tool's ``func`` (guarded at ``Tool.__init__`` and when a module runs with the tool, see `_bodies`): native tool calls (``ToolCall.execute(functions=tools)``) and any route that reaches the function without ``__call__`` |
+| same, second line of defence | each tool's ``func`` (guarded at ``Tool.__init__`` and when a module runs with the tool, see `_bodies`): any route that reaches the function without ``__call__`` |
+| same, native tool calls | ``ToolCalls.ToolCall.execute`` (3.0+): the function it runs, a ``dspy.Tool``'s or a plain one (see `_native`) |
+| same, CodeAct's code | ``ProgramOfThought._execute_code``: the code's tool calls, decided from its text before the interpreter runs it (see `_native`) |
 
 Native or patched, and why. DSPy's own hook system, ``dspy.utils.callback.
 BaseCallback`` (``on_module_start/end``, ``on_lm_start/end``, ``on_tool_start/
@@ -106,8 +108,14 @@ class DSPyAdapter(Adapter):
     not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset()
 
     def targets(self) -> Sequence[Target]:
-        modules = module_site(installed_version(self.distribution))
+        version = installed_version(self.distribution)
+        modules = module_site(version)
+        native = (Target(_TOOLS, "ToolCalls.ToolCall.execute", _lazy("_native", "tool_call_execute"), _TOOL, "sync"),) \
+            if version is None or release(version) >= (3,) else ()  # ``ToolCall.execute`` exists from 3.0
         return (
+            *native,
+            Target("dspy.predict.program_of_thought", "ProgramOfThought._execute_code", _lazy("_native", "execute_code"),
+                   _TOOL, "sync"),
             Target(modules, "Module.__call__", _lazy("_runs", "module_call"), _BOUNDARY, "sync"),
             Target(modules, "Module.acall", _lazy("_runs", "module_acall"), _BOUNDARY, "async"),
             Target(_REACT, "ReAct._call_with_potential_trajectory_truncation", _lazy("_runs", "react_step"), _STEP,

@@ -44,6 +44,7 @@ from hookport.boundary import (
 from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
 from hookport.registry import has_hooks
+from hookport.runs import bound_run
 
 from hookport.adapters.langchain import _state
 from hookport.adapters.langchain._messages import know_answer_types
@@ -97,10 +98,10 @@ class Invocation:
 
     __slots__ = ("state", "outermost", "run", "turn", "turn_started")
 
-    def __init__(self, state: RunState, outermost: bool, agent: bool) -> None:
+    def __init__(self, state: RunState, outermost: bool, agent: bool, run_id: str | None = None) -> None:
         self.state = state
         self.outermost = outermost
-        self.run: Execution | None = open_execution(FRAMEWORK, **_fields(state)) if outermost else None
+        self.run: Execution | None = open_execution(FRAMEWORK, run_id, **_fields(state)) if outermost else None
         if self.run is not None:
             know_answer_types()
         self.turn: str | None = (_name_of(state.agent) or _state.DEFAULT_GRAPH_NAME) if agent else None
@@ -188,11 +189,12 @@ class Invocation:
             self.run.close()
 
 
-def _enter(instance: Any, renames: bool) -> Invocation | None:
+def _enter(instance: Any, renames: bool, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> Invocation | None:
     """The invocation `instance` starts, or None when it is part of the current one."""
     parent = _current()
     if parent is None:
-        return Invocation(RunState(instance, _name_of(instance)), True, renames and is_agent_graph(instance))
+        return Invocation(RunState(instance, _name_of(instance)), True, renames and is_agent_graph(instance),
+                          thread_run_id(args, kwargs or {}))
     if renames and instance is not parent.agent:  # (`Pregel.invoke` running its own `stream` is not)
         agent = is_agent_graph(instance)
         name = _name_of(instance)
@@ -201,6 +203,17 @@ def _enter(instance: Any, renames: bool) -> Invocation | None:
         if agent:  # an unnamed agent graph: its own turn, the parent's agent name in contexts
             return Invocation(RunState(instance, parent.agent_role, root=parent.root), False, True)
     return None
+
+
+def thread_run_id(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+    """LangGraph's ``configurable.thread_id`` names the run, unless `bind_run` / `execution(run_id=...)` named
+    one: a run paused by an ``interrupt`` and resumed on its thread is one run (approvals bind to it)."""
+    if bound_run() is not None:
+        return None
+    config = args[1] if len(args) > 1 else kwargs.get("config")
+    configurable = config.get("configurable") if isinstance(config, dict) else None
+    thread = configurable.get("thread_id") if isinstance(configurable, dict) else None
+    return str(thread) if thread is not None and str(thread) else None
 
 
 def private_copy(value: Any) -> Any:
@@ -262,7 +275,7 @@ def _raise(final: BaseException, error: BaseException) -> None:
 
 def make_invoke(renames: bool) -> Any:
     def run_invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        invocation = _enter(instance, renames)
+        invocation = _enter(instance, renames, args, kwargs)
         if invocation is None:
             return wrapped(*args, **kwargs)
         with running(invocation.state):
@@ -280,7 +293,7 @@ def make_invoke(renames: bool) -> Any:
 
 def make_ainvoke(renames: bool) -> Any:
     def run_ainvoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        invocation = _enter(instance, renames)
+        invocation = _enter(instance, renames, args, kwargs)
         if invocation is None:
             return wrapped(*args, **kwargs)
         return _ainvoke(wrapped, args, kwargs, invocation)
@@ -305,7 +318,7 @@ async def _ainvoke(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], 
 
 def make_stream(renames: bool) -> Any:
     def run_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        invocation = _enter(instance, renames)
+        invocation = _enter(instance, renames, args, kwargs)
         if invocation is None:
             return wrapped(*args, **kwargs)
         return _stream(wrapped, args, kwargs, invocation)
@@ -354,7 +367,7 @@ def _stream(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], invocat
 
 def make_astream(renames: bool) -> Any:
     def run_astream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        invocation = _enter(instance, renames)
+        invocation = _enter(instance, renames, args, kwargs)
         if invocation is None:
             return wrapped(*args, **kwargs)
         return _astream(wrapped, args, kwargs, invocation)

@@ -9,6 +9,14 @@ in the namespaces the executor holds (dicts among the attributes of ``code_execu
 object, its module's globals, or in its closure) and puts the functions back afterwards. The guard is the tool's
 body: it dispatches PRE_TOOL_CALL (unless a layer already decided this very call) and a
 refusal is the refusal text, returned to the code as the function's value.
+
+An executor that runs the code elsewhere (a sandbox, a kernel, a subprocess, with the
+tools' source shipped along) never calls those guards. So unless the executor runs the
+code here -- its function, or a method of its object, calls ``exec`` / ``eval`` -- the
+code's tool calls are decided from its text before it runs (`hookport.adapters._code_guard`):
+one PRE_TOOL_CALL per use, a refusal runs none of the code (the ``execute`` call's output
+is the refusal), and code hookport cannot read fails closed. Should such code run here
+after all, a guard claims a call its text decided with every argument written out.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from hookport.adapters._code_guard import Use, adecide, claim_decided, read
 from hookport.adapters.llama_index._bodies import LAYER, tool_name
 from hookport.adapters.llama_index._state import FRAMEWORK
 from hookport.calls import ToolShape, atool_call, tool_call
@@ -68,9 +77,12 @@ def _guard(fn: Callable[..., Any], name: str, fields: dict[str, Any]) -> Callabl
         given = arguments(args, kwargs)
         return ToolCallHookContext(name, dict(given or {}), tool=fn, framework=FRAMEWORK, **fields), given
 
+    def decided(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+        return claim_decided(name, arguments(args, kwargs)) or not body_must_decide(name, LAYER, None)
+
     if inspect.iscoroutinefunction(fn):
         async def aguarded(*args: Any, **kwargs: Any) -> Any:
-            if not body_must_decide(name, LAYER, None):
+            if decided(args, kwargs):
                 return await fn(*args, **kwargs)
             ctx, given = context(args, kwargs)
 
@@ -83,7 +95,7 @@ def _guard(fn: Callable[..., Any], name: str, fields: dict[str, Any]) -> Callabl
         return aguarded
 
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        if not body_must_decide(name, LAYER, None):
+        if decided(args, kwargs):
             return fn(*args, **kwargs)
         ctx, given = context(args, kwargs)
         return tool_call(ctx, lambda c: fn(*args, **kwargs) if given is None or c.tool_input == given
@@ -131,3 +143,61 @@ def tools_guarded(agent: Any, fields: dict[str, Any]) -> Iterator[None]:
                     del _swaps[(id(space), key)]
                     if space.get(key) is swap.guard:
                         space[key] = swap.original
+
+
+# -- code that runs elsewhere --------------------------------------------------------------------------------
+
+
+_RUNS_CODE = frozenset({"exec", "eval"})
+
+
+def _calls_exec(code: Any) -> bool:
+    if _RUNS_CODE & set(code.co_names):
+        return True
+    return any(_calls_exec(c) for c in code.co_consts if hasattr(c, "co_names"))
+
+
+def runs_here(execute: Any) -> bool:
+    """True when the executor runs the code in this process: its function, or a method of its
+    object, calls ``exec`` / ``eval`` (the guards above then see every call)."""
+    functions = [getattr(execute, "__func__", execute)]
+    owner = getattr(execute, "__self__", None)
+    if owner is not None:
+        functions.extend(v for k in type(owner).__mro__[:-1] for v in vars(k).values() if inspect.isfunction(v))
+    return any(_calls_exec(f.__code__) for f in functions if hasattr(f, "__code__"))
+
+
+def _offered(agent: Any) -> tuple[dict[str, list[str]], dict[str, Any]]:
+    """The agent's tools the code may call by name -> their parameters, and the tools."""
+    tools = {tool_name(t): t for t in getattr(agent, "tools", None) or ()
+             if getattr(t, "_real_fn", None) is not None and tool_name(t) != EXECUTE}
+    offered: dict[str, list[str]] = {}
+    for name, tool in tools.items():
+        try:
+            offered[name] = list(inspect.signature(tool._real_fn).parameters)
+        except (TypeError, ValueError):
+            offered[name] = []
+    return offered, tools
+
+
+async def run_code(agent: Any, fields: dict[str, Any], tool_input: Any, run: Callable[[], Any]) -> Any:
+    """The ``execute`` call of a ``CodeActAgent``: guards in its namespaces, and the code's tool calls
+    decided from its text when the executor runs it elsewhere."""
+    from hookport.adapters.llama_index._tools import SHAPE
+
+    with tools_guarded(agent, fields):
+        code = tool_input.get("code") if isinstance(tool_input, dict) else None
+        offered, tools = _offered(agent)
+        if not offered or not isinstance(code, str) or runs_here(agent.code_execute_fn):
+            return await run()
+        reading = read(code, offered)
+        if not reading.uses and reading.hidden is None:
+            return await run()
+
+        def context(use: Use) -> ToolCallHookContext:
+            ctx = ToolCallHookContext(use.name, dict(use.arguments), tool=tools.get(use.name), framework=FRAMEWORK,
+                                      **fields)
+            ctx.metadata["code_executor"] = getattr(agent.code_execute_fn, "__qualname__", EXECUTE)
+            return ctx
+
+        return await adecide(reading, offered, run, SHAPE, context)

@@ -78,8 +78,7 @@ async def call_tool(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: 
 
     async def run(c: ToolCallHookContext) -> Any:
         if is_code_execution(agent, name):  # a CodeActAgent's code: its calls of the tools are tool calls
-            with tools_guarded(agent, fields):
-                return await wrapped(workflow_ctx, tool, c.tool_input, **rest)
+            return await run_code(agent, fields, c.tool_input, lambda: wrapped(workflow_ctx, tool, c.tool_input, **rest))
         return await wrapped(workflow_ctx, tool, c.tool_input, **rest)
 
     if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
@@ -93,10 +92,10 @@ def is_code_execution(agent: Any, name: str) -> bool:
     return found(agent, name)
 
 
-def tools_guarded(agent: Any, fields: dict[str, Any]) -> Any:
-    from hookport.adapters.llama_index._code import tools_guarded as found
+def run_code(agent: Any, fields: dict[str, Any], tool_input: Any, run: Any) -> Any:
+    from hookport.adapters.llama_index._code import run_code as found
 
-    return found(agent, fields)
+    return found(agent, fields, tool_input, run)
 
 
 def _fields(instance: Any, workflow_ctx: Any) -> dict[str, Any]:

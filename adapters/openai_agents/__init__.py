@@ -13,6 +13,7 @@ Where each point fires:
 | AGENT_TURN_START / AGENT_TURN_END | around the consecutive turns of one agent (until a handoff or the end of the run) |
 | PRE_MODEL_CALL / POST_MODEL_CALL | ``get_response`` / ``stream_response`` of the model ``run_loop:get_model`` hands out (any `Model`) |
 | PRE_TOOL_CALL / POST_TOOL_CALL | ``_invoke_function_tool_with_metadata`` in ``run_internal.tool_execution`` (runs) and ``agents.tool`` (``invoke_function_tool``) |
+| ``wait = "native"`` approvals | ``function_needs_approval`` in ``tool_execution`` and ``turn_resolution``: a call a native approval rule covers needs the SDK's approval (`_approvals`) |
 | same, computer tool | ``run_internal.tool_actions:ComputerAction._execute_action_and_capture`` (the driver's actions, then a screenshot) |
 | same, second line of defence | every local tool body: ``FunctionTool.on_invoke_tool``, ``CustomTool.on_invoke_tool``, ``ShellTool`` / ``LocalShellTool.executor``, ``ApplyPatchTool.editor``'s file operations, guarded when the tool is built (``__post_init__`` / ``__init__``) and when a run lists an agent's tools (``AgentBase.get_all_tools``); a body whose call no call site decided dispatches itself (`_bodies`) |
 
@@ -37,7 +38,7 @@ from typing import ClassVar
 from hookport.adapters._base import Adapter, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
 
-from hookport.adapters.openai_agents import _bodies, _computer, _models, _runs, _tools
+from hookport.adapters.openai_agents import _approvals, _bodies, _computer, _models, _runs, _tools
 
 __all__ = ["OpenAIAgentsAdapter"]
 
@@ -83,6 +84,9 @@ class OpenAIAgentsAdapter(Adapter):
             Target(_TOOLS, "ApplyPatchTool.__post_init__", _bodies.constructed, _TOOL),
             Target(_ACTIONS, "ComputerAction._execute_action_and_capture", _computer.execute_actions, _TOOL, "async"),
             Target("agents.agent", "AgentBase.get_all_tools", _bodies.all_tools, _TOOL, "async"),
+            # wait = "native" approval rules: the SDK's own needs-approval pause (hookport.pauses)
+            Target(_TOOL_EXECUTION, "function_needs_approval", _approvals.needs_approval, (P.PRE_TOOL_CALL,), "async"),
+            Target(_RESOLUTION, "function_needs_approval", _approvals.needs_approval, (P.PRE_TOOL_CALL,), "async"),
         )
 
     def deactivate(self) -> None:

@@ -106,6 +106,7 @@ async def _hooked(wrapped: Any, kwargs: Kwargs, name: str, tool_input: dict[str,
         agent=agent,
         agent_role=agent_name(agent),
         framework=FRAMEWORK,
+        metadata={"run_context": context},  # its approvals: wait = "native" reads is_tool_approved
     )
     original = copy.deepcopy(ctx.tool_input)
 

@@ -21,8 +21,11 @@ Second line of defence: ``forward`` of every ``Tool`` class (see `_bodies`), so 
 route that skips ``Tool.__call__`` (``PipelineTool``, ``tool.forward(...)``) is
 decided too; CodeAgent's timeout thread runs in the caller's context (`_threads`).
 
-Not covered: tools run by a remote executor (E2B, Docker, Modal, WebAssembly:
-the generated code runs in another process), managed agents as tools (their calls
+Code that runs elsewhere (remote executors: E2B, Docker, Modal, Blaxel, WebAssembly,
+an app's own ``PythonExecutor``): the executor's ``__call__`` is the call site, the code's
+tool calls decided from its text before it is sent (see `_remote`).
+
+Not covered: managed agents as tools (their calls
 are nested runs: their steps, model requests and tools are hooked; they open no
 second execution), and planning steps as steps (their model requests are hooked).
 """
@@ -35,7 +38,7 @@ from typing import Any, ClassVar
 from hookport.adapters._base import Adapter, InstallReport, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
 
-from hookport.adapters.smolagents import _bodies, _models, _runs, _threads, _tools
+from hookport.adapters.smolagents import _bodies, _models, _remote, _runs, _threads, _tools
 
 __all__ = ["SmolagentsAdapter"]
 
@@ -47,6 +50,7 @@ _AGENTS = "smolagents.agents"
 _MODELS = "smolagents.models"
 _TOOLS = "smolagents.tools"
 _EXECUTOR = "smolagents.local_python_executor"
+_REMOTE = "smolagents.remote_executors"
 _TIMEOUT = Target(_EXECUTOR, "timeout", _threads.timeout_entry, _TOOL, "sync")
 """Only where the release has it (1.2x+): older ones run the code on the agent's thread."""
 
@@ -85,16 +89,29 @@ class SmolagentsAdapter(Adapter):
         report.pending.append(f"{_TOOLS}:Tool.forward")
         self.when_imported(_TOOLS, lambda module: self._cover_tools(module, generation))
         self.when_imported(_EXECUTOR, lambda module: self._patch_timeout(module, generation))
+        _remote.EXECUTORS.active = True
+        report.pending.append(f"{_REMOTE}:RemotePythonExecutor.__call__")
+        self.when_imported(_REMOTE, lambda module: self._cover_executors(module, generation))
+
+    def _cover_executors(self, module: Any, generation: int) -> None:
+        """Executors that run the code elsewhere: its tool calls decided before it is sent (see `_remote`)."""
+        self._cover(f"{_REMOTE}:RemotePythonExecutor.__call__", generation,
+                    lambda: _remote.EXECUTORS.cover_all(module.RemotePythonExecutor), " / send_tools (every executor class)")
 
     def _cover_tools(self, module: Any, generation: int) -> None:
         """The second line of defence: ``forward`` of every tool class (see `_bodies`)."""
+        self._cover(f"{_TOOLS}:Tool.forward", generation, lambda: _bodies.BODIES.cover_all(module.Tool),
+                    " (every tool class)")
+
+    def _cover(self, site: str, generation: int, cover: Any, note: str) -> None:
+        """Run `cover` once the module is imported, and move `site` from pending to patched."""
         with self._lock:
             if generation != self._generation or not self._active or self.report is None:
                 return
-            if f"{_TOOLS}:Tool.forward" in self.report.pending:
-                self.report.pending.remove(f"{_TOOLS}:Tool.forward")
-            _bodies.BODIES.cover_all(module.Tool)
-            self.report.patched.append(f"{_TOOLS}:Tool.forward (every tool class)")
+            if site in self.report.pending:
+                self.report.pending.remove(site)
+            cover()
+            self.report.patched.append(site + note)
 
     def _patch_timeout(self, module: Any, generation: int) -> None:
         if hasattr(module, "timeout"):
@@ -114,3 +131,5 @@ class SmolagentsAdapter(Adapter):
         super().deactivate()
         _models.CLASSES.restore()
         _bodies.BODIES.restore()
+        _bodies.INSTANCES.restore()
+        _remote.EXECUTORS.restore()

@@ -4,7 +4,9 @@
 only way code can: generated code may call ``some_tool.forward(...)``, a ``PipelineTool``
 overrides ``__call__``, a future release may add a route. So ``forward`` is wrapped on
 every ``Tool`` class: those that exist at install, and the class of each tool made
-afterwards (``Tool.validate_arguments`` runs at the end of every tool's ``__init__``).
+afterwards (``Tool.validate_arguments`` runs at the end of every tool's ``__init__``);
+a ``forward`` assigned to one tool object is wrapped on that object when an agent that
+holds it runs (`INSTANCES`).
 
 Before the body runs it asks `body_must_decide`: idle (no tool hook) that is two
 lookups; under a call the call site decided it claims the decision and stays silent;
@@ -15,6 +17,8 @@ body being run is kept in a ContextVar while hooks are active.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from contextvars import ContextVar
 from typing import Any
 
@@ -71,7 +75,43 @@ BODIES = CoveredClasses({"forward": forward_entry}, _Body, _tool_base)
 """The ``forward`` methods hookport wrapped, class by class, so uninstall restores each one."""
 
 
+class _Instances:
+    """Tool objects whose own ``forward`` (assigned to the object, not its class) hookport wrapped."""
+
+    def __init__(self) -> None:
+        self._own: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def cover(self, tool: Any) -> None:
+        own = vars(tool).get("forward") if hasattr(tool, "__dict__") else None
+        if own is None or isinstance(own, _Body) or not callable(own):
+            return
+        ref = weakref.ref(tool)
+
+        def bound(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+            return forward_entry(wrapped, ref(), args, kwargs)
+
+        with self._lock:
+            try:
+                tool.forward = _Body(own, bound)
+                self._own[tool] = own
+            except (AttributeError, TypeError):  # a tool that refuses it: the call site remains
+                pass
+
+    def restore(self) -> None:
+        with self._lock:
+            for tool, own in list(self._own.items()):
+                if isinstance(vars(tool).get("forward"), _Body):
+                    tool.forward = own
+            self._own = weakref.WeakKeyDictionary()
+
+
+INSTANCES = _Instances()
+
+
 def cover_tools(tools: Any) -> None:
-    """Cover the classes of the tools an agent holds (made before hookport was installed)."""
+    """Cover the tools an agent holds: their classes (made before hookport was installed) and a
+    ``forward`` assigned to the object itself."""
     for tool in tools or ():
         BODIES.cover(type(tool))
+        INSTANCES.cover(tool)

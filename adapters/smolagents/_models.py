@@ -140,24 +140,19 @@ def generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[st
     if not model_hooks_active():
         with MODEL_LAYER.hold():
             return wrapped(*args, **kwargs)
+    from hookport.adapters.smolagents._runs import OwnErrors
+
     outgoing, ctx = _context(instance, args, kwargs, iterations)
-    failures: list[BaseException] = []
+    own = OwnErrors()
 
     def send(c: LLMCallHookContext) -> Any:
         call_args, call_kwargs = _with_messages(args, kwargs, outgoing(c))
-        try:
-            return wrapped(*call_args, **call_kwargs)
-        except BaseException as error:
-            failures.append(error)
-            raise
+        return own.call(wrapped, *call_args, **call_kwargs)
 
     try:
         return model_call(ctx, send, _shape(kwargs))
     except BaseException as error:
-        if not any(error is f for f in failures):  # a hook's error: it ends the run
-            from hookport.adapters.smolagents._runs import note_abort
-
-            note_abort(error)
+        own.end_run_unless_own(error)  # a hook's error: it ends the run
         raise
 
 

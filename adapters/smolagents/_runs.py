@@ -33,7 +33,7 @@ from hookport.boundary import (
 from hookport.points import InterceptionPoint
 from hookport.registry import has_hooks
 
-from hookport.adapters.smolagents import _bodies, _models
+from hookport.adapters.smolagents import _bodies, _models, _remote
 
 FRAMEWORK = "smolagents"
 STEP_KIND = "action"
@@ -99,6 +99,26 @@ def note_abort(error: BaseException) -> None:
         run.aborts.append(error)
 
 
+class OwnErrors:
+    """The errors a framework call itself raised, told apart from a hook's (which must end the run)."""
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: list[BaseException] = []
+
+    def call(self, func: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except BaseException as error:
+            self._seen.append(error)
+            raise
+
+    def end_run_unless_own(self, error: BaseException) -> None:
+        if not any(error is e for e in self._seen):
+            note_abort(error)
+
+
 def _raise_abort(run: Run) -> None:
     if run.aborts:
         raise run.aborts[0]
@@ -113,6 +133,7 @@ def run_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[s
     _models.cover(getattr(instance, "model", None))
     if _bodies.BODIES.active:
         _bodies.cover_tools(_tool_objects(instance))
+    _remote.cover_executor(getattr(instance, "python_executor", None))
     outer = _current.get()
     run = Run(instance, outer.aborts if outer is not None else [])
     streaming = bool(kwargs.get("stream", args[1] if len(args) > 1 else False))
@@ -220,6 +241,8 @@ def step_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[
     run = _current.get()
     if run is None or run.agent is not instance:  # a step driven outside run(): no run to end
         run = Run(instance, run.aborts if run is not None else [])
+    if _bodies.BODIES.active:  # a tool (or its ``forward``) given to the agent since the last step
+        _bodies.cover_tools(_tool_objects(instance))
     return _step(wrapped(*args, **kwargs), run, args[0] if args else kwargs.get("memory_step"))
 
 

@@ -80,24 +80,19 @@ def tool_name(tool: Any) -> str:
 
 def decide(tool: Any, arguments: dict[str, Any], call: Callable[..., Any], layer: str | None = None) -> Any:
     """One tool call through the hooks: `call(*args, **kwargs)` runs it unless a hook refuses it."""
-    from hookport.adapters.smolagents._runs import agent_fields, note_abort
+    from hookport.adapters.smolagents._runs import OwnErrors, agent_fields
 
     ctx = ToolCallHookContext(tool_name(tool), arguments, tool, framework=FRAMEWORK, **agent_fields())
-    failures: list[BaseException] = []
+    own = OwnErrors()
 
     def run(c: ToolCallHookContext) -> Any:
         args, kwargs = call_arguments(tool, c.tool_input)
-        try:
-            return call(*args, **kwargs)
-        except BaseException as error:
-            failures.append(error)
-            raise
+        return own.call(call, *args, **kwargs)
 
     try:
         return tool_call(ctx, run, SHAPE, layer=layer)
     except BaseException as error:
-        if not any(error is f for f in failures):  # a hook's error: it ends the run
-            note_abort(error)
+        own.end_run_unless_own(error)  # a hook's error: it ends the run
         raise
 
 

@@ -4,35 +4,35 @@
     policy.hooks                                   # what it registered, by point
     policy.unregister()
 
-The file can deny tools by name, allow-list tools, redact patterns in model
-answers, tool results and final outputs, cap model or tool calls per run, and
-require a named approval hook (docs/policy.md has a complete example). Every
-mistake is a `PolicyError` naming the file and line, raised before any hook is
-registered.
+The file can deny, warn about, rewrite or require approval for tool calls, by name
+and by a CEL condition on the call (`when`); refuse tools after others have returned
+in the run (`[[flow]]`); allow-list tools; redact patterns; limit calls per run, per
+tool and repeated calls; and run any rule in audit mode (docs/policy.md has a complete
+example of each). Every mistake is a `PolicyError` naming the file and line, raised
+before any hook is registered.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from hookport.points import InterceptionPoint
-from hookport.policy.lines import index_lines, line_of
-from hookport.policy.rules import CompiledHook, allow, approval, budget, deny, redact, unknown_tools
+from hookport.policy.compiler import compile_document, source_namer
+from hookport.policy.layers import Layered, LayerProblems, read_layers
+from hookport.policy.lines import line_of
+from hookport.policy.rules import CompiledHook
 from hookport.policy.schema import PolicyDocument
-from hookport.policy.summary import RuleSummary, named_tools, summarize
-from hookport.registry import register_hook, unregister_hook
+from hookport.policy.summary import RuleSummary, summarize
+from hookport.registry import register_hook, replace_hooks, unregister_hook
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+if TYPE_CHECKING:
+    from hookport.policy.log import DecisionLog
+    from hookport.policy.reload import PolicyWatcher
 
-__all__ = ["Policy", "PolicyError", "load_policy", "parse_policy"]
+__all__ = ["Policy", "PolicyError", "load_policy", "parse_policy", "watch"]
 
 
 class PolicyError(ValueError):
@@ -57,11 +57,16 @@ class Policy:
         self.document = document
         self.hooks = hooks
         self.registered = False
+        self.source: Callable[..., str] = source_namer(self.lines, path.name or str(path))
+        """Names a rule by its place: ``source("deny", 0)`` -> ``"policy.toml:4:deny[0]"``."""
+        self.files: tuple[Path, ...] = (path,)
+        """The file and every file it includes (what a reload watches)."""
+        self.decision_log: DecisionLog | None = None
+        """The ``[audit]`` decision log, subscribed to the event bus while the policy is registered."""
 
     def rules(self) -> list[RuleSummary]:
         """Each rule with the tools it names, in file order (`hookport doctor --policy` lists them)."""
-        label = self.path.name or str(self.path)
-        return summarize(self.document, source_namer(self.lines, label))
+        return summarize(self.document, self.source)
 
     def register(self) -> Policy:
         """Register every compiled hook (appended to the global chains, after existing hooks)."""
@@ -71,6 +76,8 @@ class Policy:
                     compiled.point, compiled.hook, tools=compiled.tools,
                     timeout=compiled.timeout, on_error=compiled.on_error,
                 )
+            if self.decision_log is not None:
+                self.decision_log.start()
             self.registered = True
         return self
 
@@ -78,7 +85,30 @@ class Policy:
         if self.registered:
             for compiled in self.hooks:
                 unregister_hook(compiled.point, compiled.hook)
+            if self.decision_log is not None:
+                self.decision_log.stop()
             self.registered = False
+
+    def replace(self, new: Policy) -> Policy:
+        """Put `new` in this registered policy's place in one step (a reload): every chain goes
+        from the old hooks to the new ones at once, so a dispatch runs under one or the other,
+        never both and never neither. Returns `new`, registered."""
+        if not self.registered:
+            return new.register()
+        replace_hooks(
+            [(compiled.point, compiled.hook) for compiled in self.hooks],
+            [(c.point, c.hook, {"tools": c.tools, "timeout": c.timeout, "on_error": c.on_error}) for c in new.hooks],
+        )
+        old_log, new_log = self.decision_log, new.decision_log
+        if old_log is not None and new_log is not None and old_log.same_as(new_log):
+            new.decision_log = old_log  # the same file: the same writer, subscribed throughout
+        else:
+            if new_log is not None:
+                new_log.start()
+            if old_log is not None:
+                old_log.stop()
+        self.registered, new.registered = False, True
+        return new
 
     def __repr__(self) -> str:
         state = "registered" if self.registered else "not registered"
@@ -91,32 +121,57 @@ def load_policy(path: str | Path, *, register: bool = True, import_hooks: bool =
     ``import_hooks=False`` checks everything but whether the approval hooks import (the launcher's
     check: only the program's own interpreter and path can say that), and registers nothing.
     """
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as error:
-        raise PolicyError(str(path), [f"cannot read it: {error.strerror or error}"]) from None
-    policy = parse_policy(text, file, import_hooks=import_hooks)
+    policy = parse_policy(None, path, import_hooks=import_hooks)
     return policy.register() if register and import_hooks else policy
 
 
-def parse_policy(text: str, path: str | Path = "<policy>", *, import_hooks: bool = True) -> Policy:
-    """Validate and compile policy text without registering anything (see `load_policy` for `import_hooks`)."""
+def parse_policy(text: str | None, path: str | Path = "<policy>", *, import_hooks: bool = True) -> Policy:
+    """Validate and compile policy text (None: read `path`) without registering anything (see
+    `load_policy` for `import_hooks`). Files it includes are read relative to `path`."""
     file = Path(path)
-    label = file.name or str(path)
     try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise PolicyError(str(path), [f"not valid TOML: {error}"]) from None
-    lines = index_lines(text)
+        layered = read_layers(file, text)
+    except LayerProblems as error:
+        raise PolicyError(str(path), error.problems) from None
+    return compile_layered(layered, import_hooks)
+
+
+def compile_layered(layered: Layered, import_hooks: bool = True) -> Policy:
+    """The merged files (`hookport.policy.layers`) validated and compiled into one `Policy`."""
+    from hookport.policy.log import decision_log
+
+    file, label = layered.top.path, layered.top.label
+    lines: Any = layered.lines() if len(layered.layers) > 1 else layered.top.lines
+    raw = dict(layered.document)
+    audit = raw.pop("audit", None)
     try:
         document = PolicyDocument.model_validate(raw)
     except ValidationError as error:
-        raise PolicyError(str(path), [describe(e, lines) for e in error.errors()]) from None
-    hooks, problems = compile_document(document, lines, label, import_hooks)
-    if problems:
-        raise PolicyError(str(path), problems)
-    return Policy(file, document.policy.name or label, document, hooks, lines)
+        raise PolicyError(str(file), [describe_layered(e, layered) for e in error.errors()]) from None
+    source = layered.source_namer()
+    hooks, problems = compile_document(document, lines, label, import_hooks, source=source)
+    log, log_problems = decision_log(audit, layered)
+    if problems or log_problems:
+        raise PolicyError(str(file), [layered.relabel(problem) for problem in problems] + log_problems)
+    policy = Policy(file, document.policy.name or label, document, hooks, lines)
+    policy.source, policy.files, policy.decision_log = source, layered.files, log
+    return policy
+
+
+def describe_layered(error: Any, layered: Layered) -> str:
+    """`describe` in the terms of the file the value came from (``base.toml: line 4: deny[0]...``)."""
+    layer, own = layered.origin(tuple(error["loc"]))
+    text = describe({**error, "loc": own}, layer.lines)
+    return text if layer.top else f"{layer.label}: {text}"
+
+
+def watch(path: str | Path, *, interval: float = 1.0) -> PolicyWatcher:
+    """Load and register the policy at `path`, then reload it whenever it or a file it includes
+    changes (`hookport.policy.reload`): validated first, swapped in between calls, and a broken
+    file leaves the policy in force as it was (and is reported)."""
+    from hookport.policy.reload import PolicyWatcher
+
+    return PolicyWatcher(path, interval=interval).start()
 
 
 def describe(error: Any, lines: dict[tuple[object, ...], int]) -> str:
@@ -139,49 +194,3 @@ def toml_value(value: Any) -> str:
     kind = TOML_KINDS.get(type(value), type(value).__name__)
     shown = repr(value).lower() if isinstance(value, bool) else repr(value)
     return f"{shown} ({kind})" if len(shown) <= 60 else kind
-
-
-LIMITS = (
-    ("max_model_calls", InterceptionPoint.PRE_MODEL_CALL, "model calls"),
-    ("max_tool_calls", InterceptionPoint.PRE_TOOL_CALL, "tool calls"),
-)
-
-
-def source_namer(lines: dict[tuple[object, ...], int], label: str) -> Callable[..., str]:
-    """``source("deny", 0)`` -> ``"policy.toml:4:deny[0]"``: a rule's name in hooks and telemetry."""
-
-    def source(*location: object) -> str:
-        where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in location).lstrip(".")
-        return f"{label}:{line_of(lines, location) or '?'}:{where}"
-
-    return source
-
-
-def compile_document(
-    document: PolicyDocument, lines: dict[tuple[object, ...], int], label: str, import_hooks: bool = True
-) -> tuple[list[CompiledHook], list[str]]:
-    """Every rule's hooks, in the order allow, deny, limits, approval, redact; plus the problems found."""
-
-    source = source_namer(lines, label)
-    hooks: list[CompiledHook] = []
-    problems: list[str] = []
-    if document.allow is not None:
-        hooks += allow(document.allow, source("allow"))
-    for index, deny_rule in enumerate(document.deny):
-        hooks += deny(deny_rule, source("deny", index))
-    for key, point, what in LIMITS:
-        limit = getattr(document.limits, key)
-        if limit is not None:
-            hooks += budget(point, limit, what, source("limits", key))
-    for index, approval_rule in enumerate(document.approval if import_hooks else ()):
-        try:
-            hooks += approval(approval_rule, source("approval", index))
-        except LookupError as error:  # the named approval hook cannot be imported
-            line = line_of(lines, ("approval", index, "hook"))
-            problems.append(f"line {line or '?'}: approval[{index}].hook: {error}")
-    for index, redact_rule in enumerate(document.redact):
-        hooks += redact(redact_rule, source("redact", index))
-    named = named_tools(summarize(document, source))
-    if named:
-        hooks += unknown_tools(named, f"{label}:tools_offered")
-    return hooks, problems

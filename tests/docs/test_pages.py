@@ -73,11 +73,12 @@ def test_rule_names_the_pages_cite_are_the_ones_the_example_compiles_to(approval
     from hookport.policy import parse_policy
 
     example = fenced(DOCS / "policy.md", "# policy.toml: every rule")
-    names = {compiled.hook.__name__ for compiled in parse_policy(example, "policy.toml").hooks}
+    policy = parse_policy(example, "policy.toml")
+    names = {compiled.hook.__name__ for compiled in policy.hooks} | {rule.source for rule in policy.rules()}
     cited = {
         (page.relative_to(ROOT).as_posix(), found.group(1))
         for page in DOCS.rglob("*.md")
-        for found in re.finditer(r"policy\.toml:(\d+:[\w\[\].]+(?::[\w.]+)*)", text(page))
+        for found in re.finditer(r"(?<![\w.-])policy\.toml:(\d+:[\w\[\].]+(?::[\w.]+)*)", text(page))
     }
     assert cited, "no rule name found in the pages: the pattern is broken"
     wrong = [(page, name) for page, name in cited

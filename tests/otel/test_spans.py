@@ -119,11 +119,14 @@ def test_every_rule_that_acted_is_named(spans: InMemorySpanExporter) -> None:
     assert attributes["gen_ai.security.policy.id"] == redactor
     assert list(attributes["hookport.rules"]) == ["team.toml:9:warn[0]", redactor]
     assert attributes["hookport.run.id"] == "run-7"
-    (finding,) = span.events
-    assert finding.name == "gen_ai.security.finding"
+    finding, redaction = span.events  # each reported outcome: the hook's warn, the policy's redact
+    assert finding.name == redaction.name == "gen_ai.security.finding"
     assert dict(finding.attributes or {}) == {
         "gen_ai.security.policy.id": "team.toml:9:warn[0]", "gen_ai.security.decision.type": "warn",
         "hookport.rule.outcome": "warn", "gen_ai.security.decision.reason": "large transfer"}
+    assert dict(redaction.attributes or {}) == {
+        "gen_ai.security.policy.id": redactor, "gen_ai.security.decision.type": "modify",
+        "hookport.rule.outcome": "redact", "gen_ai.security.decision.reason": "matches replaced with [X] in tool_args"}
 
 
 def test_a_policy_rule_is_the_abort_source(spans: InMemorySpanExporter) -> None:

@@ -514,6 +514,96 @@ def test_a_code_executors_function_used_by_generated_code(form: str, deny: bool,
     assert (REFUSED in json.dumps(requests[-1])) is deny
 
 
+HIDDEN_FORMS = {
+    "exec-base64": "import base64\nexec(base64.b64decode({encoded!r}).decode())",
+    "computed-getattr": "import functions\nname = 'purge_' + 'records'\nprint(getattr(functions, name)('users'))",
+    "importlib": "import importlib\nm = importlib.import_module('func' + 'tions')\nprint(vars(m)['purge_' + 'records']('users'))",
+    "module-dict": "import functions\nprint(functions.__dict__['purge_' + 'records']('users'))",
+    "subprocess": "import subprocess, sys\nsubprocess.run([sys.executable, '-c', {encoded_call!r}], check=True)",
+    "os-system": "import os, sys\nos.system(sys.executable + ' -c ' + repr({encoded_call!r}))",
+    "module-written-at-run-time": "import base64\nopen('helper.py', 'w').write(base64.b64decode({encoded!r}).decode())\nimport helper",
+}
+"""Generated code that reaches the executor's function without a use hookport could read."""
+
+
+def _hidden(form: str) -> str:
+    import base64
+
+    call = "from functions import purge_records; print(purge_records('users'))"
+    encoded = base64.b64encode(call.replace("; ", "\n").encode()).decode()
+    encoded_call = "exec(__import__('base64').b64decode(" + repr(encoded) + ").decode())"
+    return HIDDEN_FORMS[form].format(encoded=encoded, encoded_call=encoded_call)
+
+
+@pytest.mark.parametrize("form", list(HIDDEN_FORMS))
+@pytest.mark.parametrize("deny", DENY)
+def test_generated_code_that_hides_the_function_is_refused(form: str, deny: bool, tmp_path: Any) -> None:
+    """The function's name is nowhere in the code's text (encoded, computed, in another process): the
+    guard cannot tell what the code calls, so while a hook may refuse the function it runs none of it."""
+    from autogen_ext.code_executors.local import LocalCommandLineCodeExecutor
+    from autogen_ext.tools.code_execution import PythonCodeExecutionTool
+
+    if deny:
+        deny_purge()
+    executor = LocalCommandLineCodeExecutor(work_dir=tmp_path, functions=[purge_records])
+    requests: list[Any] = []
+    worker = agent_with("alpha", [Turn.call("CodeExecutor", code=_hidden(form)), Turn.final("done")], requests,
+                        tools=[PythonCodeExecutionTool(executor)])
+    asyncio.run(worker.run(task="go"))
+    assert _executed(tmp_path) == ([] if deny else ["users"])
+    assert ("hookport cannot tell which tools this code calls" in json.dumps(requests[-1])) is deny
+
+
+@pytest.mark.parametrize("deny", DENY)
+def test_a_shell_block_running_the_function_is_refused(deny: bool, tmp_path: Any) -> None:
+    """A ``bash`` block (a ``CodeExecutorAgent`` runs any language the model writes) that starts Python."""
+    import sys
+
+    from autogen_core.code_executor import CodeBlock
+    from autogen_ext.code_executors.local import LocalCommandLineCodeExecutor
+
+    if deny:
+        deny_purge()
+    executor = LocalCommandLineCodeExecutor(work_dir=tmp_path, functions=[purge_records])
+    script = f"{sys.executable} -c \"$(echo ZnJvbSBmdW5jdGlvbnMgaW1wb3J0ICo= | base64 -d); purge_records('users')\""
+    result = asyncio.run(executor.execute_code_blocks([CodeBlock(code=script, language="bash")], CancellationToken()))
+    assert _executed(tmp_path) == ([] if deny else ["users"])
+    assert (result.exit_code == 1 and "cannot tell which tools" in result.output) is deny
+
+
+def test_hidden_code_runs_when_no_hook_may_refuse_the_function(tmp_path: Any) -> None:
+    """No over-refusal: a deny of another tool only leaves code hookport cannot read alone."""
+    from autogen_core.code_executor import CodeBlock
+    from autogen_ext.code_executors.local import LocalCommandLineCodeExecutor
+
+    register_hook(P.PRE_TOOL_CALL, refuse, tools=["some_other_tool"])
+    executor = LocalCommandLineCodeExecutor(work_dir=tmp_path, functions=[purge_records])
+    block = CodeBlock(code=_hidden("exec-base64"), language="python")
+    result = asyncio.run(executor.execute_code_blocks([block], CancellationToken()))
+    assert _executed(tmp_path) == ["users"] and result.exit_code == 0
+
+
+def test_computed_arguments_are_named_for_the_hook(tmp_path: Any) -> None:
+    """Arguments the code computes are not known before it runs: the hook sees their source text."""
+    from autogen_core.code_executor import CodeBlock
+    from autogen_ext.code_executors.local import LocalCommandLineCodeExecutor
+
+    seen: list[tuple[dict[str, Any], Any]] = []
+
+    def unread_means_no(ctx: ToolCallHookContext) -> None:
+        seen.append((dict(ctx.tool_input), ctx.metadata.get("unread_arguments")))
+        if "table" in (ctx.metadata.get("unread_arguments") or {}):
+            raise HookAborted(reason="the table must be written out", source="test")
+
+    register_hook(P.PRE_TOOL_CALL, unread_means_no, tools=["purge_records"])
+    executor = LocalCommandLineCodeExecutor(work_dir=tmp_path, functions=[purge_records])
+    code = "from functions import purge_records\ntable = 'us' + 'ers'\npurge_records(table=table)"
+    result = asyncio.run(executor.execute_code_blocks([CodeBlock(code=code, language="python")],
+                                                      CancellationToken()))
+    assert seen == [({}, {"table": "table"})]
+    assert _executed(tmp_path) == [] and result.exit_code == 1
+
+
 def test_a_code_executors_function_sees_the_literal_arguments(tmp_path: Any) -> None:
     """An argument-based deny: the secret table is refused, the public one is not (two executions)."""
     from autogen_core.code_executor import CodeBlock

@@ -154,6 +154,53 @@ def test_native_tool_calls_from_predict(deny_archive: bool) -> None:
     assert runs() == (0 if deny_archive else 1)
 
 
+@native
+@both
+@pytest.mark.parametrize("lookup", ["dict", "caller_frame"])
+def test_native_tool_call_of_a_plain_function(deny_archive: bool, lookup: str) -> None:
+    """``execute(functions={"archive_note": archive_note})`` and ``execute()`` (DSPy finds the function
+    in its caller's frame): a plain function, no ``dspy.Tool`` anywhere; the call site decides it."""
+    calls = dspy.ToolCalls.from_dict_list([{"name": "archive_note", "args": {"note": "weekly"}}])
+
+    def route() -> Any:
+        archive_note = globals()["archive_note"]  # a local of the caller: what execute() finds
+        if lookup == "dict":
+            return attempt(lambda: calls.tool_calls[0].execute(functions={"archive_note": archive_note}))
+        try:
+            return calls.tool_calls[0].execute()
+        except RuntimeError as error:
+            return str(error)
+
+    answer = Program(route)().answer
+    assert runs() == (0 if deny_archive else 1)
+    assert ("Error executing tool 'archive_note': Tool call archive_note was refused" in answer) is deny_archive
+
+
+@native
+def test_native_tool_call_once_per_call_and_edited_arguments() -> None:
+    """A ``dspy.Tool`` through ``execute``: the call site decides, the guarded body claims it (one PRE); an
+    edit of ``ctx.tool_input`` is what the function gets."""
+    seen: list[dict[str, Any]] = []
+
+    def rewrite(ctx: ToolCallHookContext) -> None:
+        seen.append(dict(ctx.tool_input))
+        ctx.tool_input["note"] = "redacted"
+
+    register_hook(P.PRE_TOOL_CALL, rewrite, tools=["archive_note"])
+    calls = dspy.ToolCalls.from_dict_list([{"name": "archive_note", "args": {"note": "weekly"}}])
+    assert calls.tool_calls[0].execute(functions=[dspy.Tool(archive_note)]) == "archived redacted"
+    assert seen == [{"note": "weekly"}] and RUNS == [("archive_note", "redacted")]
+
+
+@native
+def test_native_tool_call_lookup_still_finds_the_callers_function() -> None:
+    """Installed with no hook registered, ``execute()`` still finds the caller's function (the wrapper is
+    not the frame it looks in)."""
+    calls = dspy.ToolCalls.from_dict_list([{"name": "archive_note", "args": {"note": "weekly"}}])
+    archive_note = globals()["archive_note"]  # noqa: F841 - found by name
+    assert calls.tool_calls[0].execute() == "archived weekly"
+
+
 @both
 def test_tool_function_called_directly_in_a_run(deny_archive: bool) -> None:
     """The body layer alone: a program calling ``tool.func`` itself, which no call site sees."""

@@ -3,7 +3,7 @@
 The conformance servers speak only the common shapes; an attacker's paths need
 any item the wire format has (custom tool calls, ``n=2`` choices, background
 responses, shell and patch calls...), so these tests queue the exact JSON (or
-SSE events) the real API would send. Every request is recorded (method, path,
+SSE events, or a file's text: batch results) the real API would send. Every request is recorded (method, path,
 body). Used by the openai and anthropic adversarial suites.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 class WireServer:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
-        self._queue: list[dict[str, Any] | list[dict[str, Any]]] = []
+        self._queue: list[dict[str, Any] | list[dict[str, Any]] | str] = []
         self._lock = threading.Lock()
         server = self
 
@@ -39,6 +39,14 @@ class WireServer:
                 with server._lock:
                     server.requests.append({"method": self.command, "path": self.path, "body": body})
                     answer = server._queue.pop(0) if server._queue else {"error": {"message": "no script"}}
+                if isinstance(answer, str):  # a file's bytes, verbatim (JSON Lines: batch results)
+                    data = answer.encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/binary")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
                 if isinstance(answer, list):  # SSE events
                     self.send_response(200)
                     self.send_header("Content-Type", "text/event-stream")
@@ -69,7 +77,7 @@ class WireServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host}:{port}"
 
-    def queue(self, *answers: dict[str, Any] | list[dict[str, Any]]) -> None:
+    def queue(self, *answers: dict[str, Any] | list[dict[str, Any]] | str) -> None:
         with self._lock:
             self._queue = list(answers)
             self.requests.clear()
@@ -144,3 +152,17 @@ def tool_use(use_id: str, name: str, **args: Any) -> dict[str, Any]:
 
 def final_message(text: str = "done") -> dict[str, Any]:
     return message({"type": "text", "text": text}, stop="end_turn")
+
+
+def batch(batch_id: str, base_url: str) -> dict[str, Any]:
+    """An ended message batch whose results are at `base_url`."""
+    return {"id": batch_id, "type": "message_batch", "processing_status": "ended", "created_at": "2026-01-01T00:00:00Z",
+            "expires_at": "2026-01-02T00:00:00Z", "ended_at": "2026-01-01T00:01:00Z", "archived_at": None,
+            "cancel_initiated_at": None, "results_url": f"{base_url}/v1/messages/batches/{batch_id}/results",
+            "request_counts": {"processing": 0, "succeeded": 1, "errored": 0, "canceled": 0, "expired": 0}}
+
+
+def batch_results(*messages: tuple[str, dict[str, Any]]) -> str:
+    """A batch's results file: one succeeded line per (custom_id, message)."""
+    return "".join(json.dumps({"custom_id": custom_id, "result": {"type": "succeeded", "message": body}}) + "\n"
+                   for custom_id, body in messages)

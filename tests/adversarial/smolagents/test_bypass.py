@@ -223,6 +223,26 @@ def test_code_agent_tool_with_own_call(deny_archive: bool) -> None:
     assert runs() == expected(deny_archive)
 
 
+@both
+def test_forward_assigned_to_the_tool_object(deny_archive: bool) -> None:
+    """A ``forward`` assigned to one tool object (not its class), reached past ``__call__`` by generated
+    code: guarded on the object when the agent runs."""
+    made = ArchiveTool()
+
+    def own_forward(note: str) -> str:
+        RUNS.append(("archive_note", note))
+        return f"archived {note}"
+
+    made.forward = own_forward
+    run_code([made], 'archive_note.forward(note="weekly summary")')
+    assert runs() == expected(deny_archive)
+    adapters.uninstall("smolagents")
+    try:
+        assert made.forward is own_forward  # uninstall gives the object its own function back
+    finally:
+        adapters.install("smolagents")
+
+
 @pytest.mark.parametrize("deny", [False, True], ids=["twin", "deny"])
 def test_code_agent_scoped_deny_on_timeout_thread(deny: bool) -> None:
     """Issue 22: the default executor runs the code on its timeout thread; a scoped deny holds there."""
