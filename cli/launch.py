@@ -21,6 +21,7 @@ HOOKPORT_POLICY     a TOML policy file (docs/policy.md); `hookport run --policy`
 HOOKPORT_POLICY_WATCH  ``1`` (or seconds between looks): reload the policy when it changes
 HOOKPORT_OTEL       ``1``: export each dispatch that ran hooks to OpenTelemetry
 HOOKPORT_AUTOSTART  ``1``: start from the installed ``.pth`` hook too (the launcher sets it)
+HOOKPORT_HOOK_PATH  directories to find hook modules in too (``hookport.propagate()`` sets it)
 ==================  ============================================================
 """
 
@@ -42,6 +43,7 @@ POLICY_VARIABLE = "HOOKPORT_POLICY"
 WATCH_VARIABLE = "HOOKPORT_POLICY_WATCH"
 DEFAULT_WATCH_INTERVAL = 1.0
 OTEL_VARIABLE = "HOOKPORT_OTEL"
+HOOK_PATH_VARIABLE = "HOOKPORT_HOOK_PATH"
 AUTOSTART_VARIABLE = "HOOKPORT_AUTOSTART"
 """Set by the launcher: the installed ``hookport-autostart.pth`` starts hookport (hookport.cli._autostart)."""
 EXIT_BAD_SETTINGS = 2
@@ -272,6 +274,9 @@ def start(settings: LaunchSettings) -> None:
             load_policy(settings.policy)
         elif settings.watch is not None:
             raise LaunchError(f"{WATCH_VARIABLE} is set, but there is no policy to watch ({POLICY_VARIABLE})")
+    from hookport.fleet.worker import after_start
+
+    after_start()  # the driver's hooks all here, and children with an env= of their own and engines' workers guarded too
 
 
 def import_hook_module(module: str) -> None:
@@ -297,7 +302,7 @@ def program_directories_importable() -> Iterator[None]:
     module, and are removed again afterwards.
     """
     script = sys.argv[0] if sys.argv else ""
-    directories = [os.getcwd()]
+    directories = [os.getcwd(), *(d for d in os.environ.get(HOOK_PATH_VARIABLE, "").split(os.pathsep) if os.path.isdir(d))]
     if script not in ("", "-c", "-m") and os.path.isfile(script):
         directories.insert(0, os.path.dirname(os.path.abspath(script)))
     added = [d for d in dict.fromkeys(directories) if d not in sys.path]

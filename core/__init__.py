@@ -93,6 +93,7 @@ __all__ = [
     "is_strict",
     "load_policy",
     "on",
+    "propagate",
     "register_hook",
     "register_scoped",
     "run_hooks",
@@ -109,6 +110,13 @@ def load_policy(path: str | os.PathLike[str], *, register: bool = True) -> Polic
     from hookport.policy import load_policy as load
 
     return load(path, register=register)
+
+
+def propagate(**settings: Any) -> Any:
+    """Start this process's guard in every Python process it starts from now on (see `hookport.fleet`)."""
+    from hookport.fleet import propagate as carry_guard
+
+    return carry_guard(**settings)
 
 
 def __getattr__(name: str) -> Any:

@@ -3,8 +3,9 @@
 Rules ask `counter_store()` rather than keeping dicts of their own, so that one
 switch (`use_counter_store`) makes a run whose calls happen in several processes
 count once: the default `LocalCounters` counts in this process; a shared store
-(Redis, `hookport.fleet`) counts across workers. A store keys by the run's id
+(`hookport.redis_counters.RedisCounters`) counts across workers. A store keys by the run's id
 (`hookport.runs.current_run_id()`; calls outside any run share the run ``""``).
+``HOOKPORT_COUNTERS=redis://...`` chooses the process's store when it is first asked for.
 """
 
 from __future__ import annotations
@@ -58,12 +59,27 @@ class LocalCounters:
         return f"<LocalCounters: {len(self._runs)} runs>"
 
 
-_store: CounterStore = LocalCounters()
+_store: CounterStore | None = None
+_choosing = threading.Lock()
 
 
 def counter_store() -> CounterStore:
-    """The store rules count in (process-wide)."""
-    return _store
+    """The store rules count in (process-wide): the one `use_counter_store` set, else the one
+    ``HOOKPORT_COUNTERS`` names, else a `LocalCounters`."""
+    store = _store
+    if store is None:
+        store = _from_environment()
+    return store
+
+
+def _from_environment() -> CounterStore:
+    global _store
+    with _choosing:
+        if _store is None:
+            from hookport.redis_counters import store_from_environment
+
+            _store = store_from_environment() or LocalCounters()
+        return _store
 
 
 def use_counter_store(store: CounterStore) -> CounterStore:
@@ -71,5 +87,6 @@ def use_counter_store(store: CounterStore) -> CounterStore:
     global _store
     if not isinstance(store, CounterStore):
         raise TypeError(f"a counter store needs add, get and forget; got {type(store).__name__}")
-    previous, _store = _store, store
+    previous = counter_store()
+    _store = store
     return previous

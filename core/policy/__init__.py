@@ -14,6 +14,7 @@ before any hook is registered.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from hookport.policy.log import DecisionLog
     from hookport.policy.reload import PolicyWatcher
 
-__all__ = ["Policy", "PolicyError", "load_policy", "parse_policy", "watch"]
+__all__ = ["Policy", "PolicyError", "load_policy", "parse_policy", "policies_in_force", "watch"]
 
 
 class PolicyError(ValueError):
@@ -71,6 +72,7 @@ class Policy:
     def register(self) -> Policy:
         """Register every compiled hook (appended to the global chains, after existing hooks)."""
         if not self.registered:
+            use_store_of(self)
             for compiled in self.hooks:
                 register_hook(
                     compiled.point, compiled.hook, tools=compiled.tools,
@@ -79,6 +81,7 @@ class Policy:
             if self.decision_log is not None:
                 self.decision_log.start()
             self.registered = True
+            _in_force.append(self)
         return self
 
     def unregister(self) -> None:
@@ -88,6 +91,8 @@ class Policy:
             if self.decision_log is not None:
                 self.decision_log.stop()
             self.registered = False
+            if self in _in_force:
+                _in_force.remove(self)
 
     def replace(self, new: Policy) -> Policy:
         """Put `new` in this registered policy's place in one step (a reload): every chain goes
@@ -108,11 +113,32 @@ class Policy:
             if old_log is not None:
                 old_log.stop()
         self.registered, new.registered = False, True
+        use_store_of(new)
+        _in_force[:] = [new if policy is self else policy for policy in _in_force]  # the reloaded one travels now
         return new
 
     def __repr__(self) -> str:
         state = "registered" if self.registered else "not registered"
         return f"<Policy {self.name!r} from {self.path}: {len(self.hooks)} hooks, {state}>"
+
+
+_in_force: list[Policy] = []
+"""The registered policies, in order (hookport.fleet carries them to workers by path)."""
+
+
+def policies_in_force() -> list[Policy]:
+    """The policies registered in this process now."""
+    return list(_in_force)
+
+
+def use_store_of(policy: Policy) -> None:
+    """``[limits] store`` makes the process count in that store, unless ``HOOKPORT_COUNTERS`` names one."""
+    from hookport.counters import use_counter_store
+    from hookport.redis_counters import COUNTERS_VARIABLE, store_from_url
+
+    url = policy.document.limits.store
+    if url and not os.environ.get(COUNTERS_VARIABLE, "").strip():
+        use_counter_store(store_from_url(url, f"policy {policy.path}: limits.store"))
 
 
 def load_policy(path: str | Path, *, register: bool = True, import_hooks: bool = True) -> Policy:

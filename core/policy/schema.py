@@ -134,6 +134,16 @@ class Limits(Rule):
     max_calls: dict[str, PositiveInt] = {}
     max_repeats: Optional[PositiveInt] = None
     mode: Optional[Mode] = None
+    store: Optional[str] = None
+    """Where runs count (hookport.redis_counters): ``"redis://host:6379/0"`` counts a run once across
+    every worker; ``HOOKPORT_COUNTERS`` overrides it. Default: in each process."""
+
+    @field_validator("store")
+    @classmethod
+    def names_a_store(cls, store: str) -> str:
+        from hookport.redis_counters import check_store_url
+
+        return check_store_url(store)
 
 
 class ApprovalRule(Conditional):

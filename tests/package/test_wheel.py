@@ -50,13 +50,15 @@ def test_the_wheel_holds_the_packages_and_no_tests(dist: Path) -> None:
     files = zipfile.ZipFile(next(dist.glob("*.whl"))).namelist()
     for needed in ("hookport/__init__.py", "hookport/py.typed", "hookport/cli/_bootstrap/sitecustomize.py",
                    "hookport/policy/__init__.py", "hookport/otel/__init__.py", "hookport/adapters/langchain/__init__.py",
-                   "hookport/cli/_autostart.py", "hookport-autostart.pth"):  # the start-up hook no sitecustomize shadows
+                   "hookport/cli/_autostart.py", "hookport-autostart.pth",
+                   "hookport/fleet/__init__.py", "hookport/integrations/ray.py", "hookport/redis_counters.py"):  # the start-up hook no sitecustomize shadows
         assert needed in files
     assert not [f for f in files if f.startswith(("tests/", "core/", "cli/", "build_support/"))]
     metadata = next(f for f in files if f.endswith("METADATA"))
     text = zipfile.ZipFile(next(dist.glob("*.whl"))).read(metadata).decode()
     assert f"Version: {VERSION}" in text and "Requires-Python: >=3.10" in text
     assert "Provides-Extra: otel" in text and "tomli" in text
+    assert all(f"Provides-Extra: {extra}" in text for extra in ("redis", "ray", "dask", "celery"))
 
 
 def test_import_from_a_clean_venv(installed: Path) -> None:
