@@ -48,7 +48,8 @@ def test_compat_workflow_has_a_job_per_matrix_env() -> None:
     text = (ROOT / ".github" / "workflows" / "compat.yml").read_text(encoding="utf-8")
     matrix = [name for name, section in tox_envs().items() if "matrix" in section.get("labels", "")]
     assert matrix and all(f'{{env: "{name}",' in text for name in matrix)
-    assert "workflow_dispatch" in text and "schedule" in text and "render_matrix.py" in text
+    assert "workflow_dispatch" in text and "schedule" in text and "scripts/matrix.py --merge" in text
+    assert "create-pull-request" in text and "pull-requests: write" in text  # the weekly diff becomes a PR
 
 
 def test_every_declared_version_has_an_env_or_a_recorded_reason() -> None:
