@@ -22,6 +22,7 @@ from hookport import events
 from hookport.boundary import execution
 from hookport.config import configure
 from hookport.reentry import is_suppressed, reentrant, suppressed
+from hookport.runs import bind_run, current_run_id
 from hookport.contexts import (
     ExecutionEndContext,
     ExecutionStartContext,
@@ -75,8 +76,10 @@ __all__ = [
     "ToolCallHookContext",
     "WRAP_POINTS",
     "adispatch",
+    "bind_run",
     "clear_all_hooks",
     "configure",
+    "current_run_id",
     "execution",
     "is_suppressed",
     "reentrant",

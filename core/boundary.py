@@ -27,14 +27,11 @@ from hookport.errors import HookAborted
 from hookport.points import EXECUTION_BOUNDARY_POINTS, ExtensionPoint, InterceptionPoint, Point
 from hookport.registry import has_hooks
 
+from hookport.runs import _current_execution, bound_run, current_execution, current_run_id, new_run_id
+
 T = TypeVar("T")
 
-_current_execution: ContextVar[Execution | None] = ContextVar("hookport_execution", default=None)
-
-
-def current_execution() -> Execution | None:
-    """The outermost execution running in this context, if any."""
-    return _current_execution.get()
+__all__ = ["Execution", "current_execution", "execution", "open_execution"]
 
 
 class Execution:
@@ -44,10 +41,15 @@ class Execution:
     `begin(inputs)`, and `succeed(output)` or `fail(error)`, and `close()`.
     """
 
-    __slots__ = ("framework", "fields", "started", "ended", "_token", "_clock", "__weakref__")
+    __slots__ = ("framework", "fields", "run_id", "owns_run", "started", "ended", "_token", "_clock", "__weakref__")
 
-    def __init__(self, framework: str, fields: dict[str, Any]) -> None:
+    def __init__(self, framework: str, fields: dict[str, Any], run_id: str | None = None) -> None:
         self.framework = framework
+        bound = bound_run() if run_id is None else None
+        self.run_id: str = run_id or (bound.run_id if bound else new_run_id())
+        """The run's id (`hookport.runs`): named by `execution(run_id=...)` or `bind_run`, else fresh."""
+        self.owns_run: bool = bound.owner if bound else True
+        """False when the run belongs to another process (`bind_run(..., owner=False)`)."""
         self.fields = fields
         self.started = False
         self.ended = False
@@ -185,14 +187,17 @@ def boundary_hooks_active() -> bool:
     return any(has_hooks(point) for point in EXECUTION_BOUNDARY_POINTS)
 
 
-def open_execution(framework: str, **fields: Any) -> Execution | None:
+def open_execution(framework: str, run_id: str | None = None, **fields: Any) -> Execution | None:
     """An `Execution` for an outermost run, or None when nested or unobserved.
 
-    `fields` are the shared context fields (`agent`, `crew`, `flow`, ...).
+    `fields` are the shared context fields (`agent`, `crew`, `flow`, ...); `run_id` names the run
+    (`hookport.runs`; a nested execution's is ignored: the run already has one).
     """
     if _current_execution.get() is not None:
         return None
-    return Execution(framework, fields)
+    if run_id is not None and (not isinstance(run_id, str) or not run_id):
+        raise ValueError(f"a run id must be a non-empty string, got {run_id!r}")
+    return Execution(framework, fields, run_id)
 
 
 def run_execution(
@@ -343,17 +348,21 @@ class _Hold:
 
 
 class RunHandle:
-    """What `execution()` yields: the (possibly replaced) inputs; set `output` before leaving."""
+    """What `execution()` yields: the (possibly replaced) inputs and the run's id; set `output`
+    before leaving."""
 
-    __slots__ = ("inputs", "output")
+    __slots__ = ("inputs", "output", "run_id")
 
-    def __init__(self, inputs: Any) -> None:
+    def __init__(self, inputs: Any, run_id: str | None) -> None:
         self.inputs = inputs
         self.output: Any = None
+        self.run_id = run_id
 
 
 @contextmanager
-def execution(framework: str = "app", inputs: Any = None, **fields: Any) -> Iterator[RunHandle]:
+def execution(
+    framework: str = "app", inputs: Any = None, *, run_id: str | None = None, **fields: Any
+) -> Iterator[RunHandle]:
     """Mark one run of code that has no framework (a loop around an SDK) as an execution.
 
         with hookport.execution("support-bot", inputs={"question": q}) as run:
@@ -361,10 +370,12 @@ def execution(framework: str = "app", inputs: Any = None, **fields: Any) -> Iter
         answer = run.output        # after OUTPUT hooks
 
     START / INPUT fire on entry, OUTPUT / END(completed) on a normal exit, END(failed)
-    when the block raises; nested inside another execution it fires nothing.
+    when the block raises; nested inside another execution it fires nothing. `run_id`
+    names the run, so that approvals and shared counters find it again after a restart
+    or in another process (`hookport.runs`).
     """
-    run = open_execution(framework, **fields)
-    handle = RunHandle(inputs)
+    run = open_execution(framework, run_id, **fields)
+    handle = RunHandle(inputs, run.run_id if run is not None else current_run_id())
     if run is None:
         yield handle
         return

@@ -18,6 +18,8 @@ import sys
 from collections.abc import Callable
 from typing import Any, Generic, Optional, Protocol, TypeVar
 
+from hookport.runs import current_run_id
+
 _UNSET: Any = object()
 
 
@@ -49,6 +51,11 @@ class InterceptionContext:
         self.flow = flow
         self.framework = framework
         self.metadata = metadata if metadata is not None else {}
+
+    @property
+    def run_id(self) -> str | None:
+        """The id of the run this call belongs to (`hookport.runs`), or None outside any run."""
+        return current_run_id()
 
     def __repr__(self) -> str:
         fields = ", ".join(

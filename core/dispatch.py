@@ -30,7 +30,9 @@ from hookport.config import settings
 from hookport.errors import HookAborted, LLMCallBlockedError, ToolCallBlocked, source_name
 from hookport.hooks import HookEntry, HookFn, original_of
 from hookport.points import ALIASES, InterceptionPoint, Point, resolve_point
+from hookport.outcomes import take_reported
 from hookport.reentry import hook_running, hooks_off
+from hookport.runs import current_run_id
 from hookport import registry
 from hookport.registry import chains, hooks_for
 
@@ -343,5 +345,7 @@ def _emit(
             failed_hooks=tuple(failures.failed) if failures else (),
             timed_out_hooks=tuple(failures.timed_out) if failures else (),
             error=failures.error if failures else None,
+            outcomes=take_reported(ctx),
+            run_id=current_run_id(),
         )
     )

@@ -13,6 +13,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict
 
+from hookport.outcomes import RuleOutcome
+
 logger = logging.getLogger("hookport")
 
 Outcome = Literal["proceeded", "modified", "aborted", "failed"]
@@ -39,6 +41,11 @@ class HookDispatchedEvent(BaseModel):
     """Hooks that ran past their timeout (a failure too, under the same policy)."""
     error: Optional[str] = None
     """The last hook failure, as ``Type: message``."""
+    outcomes: tuple[RuleOutcome, ...] = ()
+    """What each rule decided during this dispatch (`hookport.outcomes`): a redaction, a warning,
+    an audit-mode ``would_deny``, a refusal, each with the rule's name."""
+    run_id: Optional[str] = None
+    """The run the call belongs to (`hookport.runs`), or None outside any run."""
 
 
 Subscriber = Callable[[HookDispatchedEvent], object]
@@ -92,6 +99,11 @@ def _scrubbed(event: HookDispatchedEvent) -> HookDispatchedEvent:
             cleaned: Any = scrub(value, rules)
         elif isinstance(value, tuple) and value and all(isinstance(item, str) for item in value):
             cleaned = tuple(scrub(item, rules) for item in value)
+        elif name == "outcomes" and value:
+            cleaned = tuple(
+                outcome.model_copy(update={"reason": scrub(outcome.reason, rules)}) if outcome.reason else outcome
+                for outcome in value
+            )
         else:
             continue
         if cleaned != value:
