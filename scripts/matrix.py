@@ -259,9 +259,10 @@ def newer_releases(declared: Sequence[DeclaredEnv], skipped: Sequence[str], newe
             lines.append(f"{framework}: could not ask PyPI for the newest {distribution}")
         elif latest not in versions:
             held = next((s for s in skipped if s.startswith(f"{framework} {latest} ")), None)
+            why = held.removeprefix(f"{framework} {latest} ").strip("()") if held else None
             lines.append(
                 f"{framework}: PyPI's newest {distribution} is {latest}, not in the matrix: "
-                + (held.removeprefix(f"{framework} {latest} ") if held else "add it to the adapter's test_versions")
+                + (f"declared, but {why}" if why else "add it to the adapter's test_versions")
                 + "; then `make matrix REFRESH=1`"
             )
     return lines

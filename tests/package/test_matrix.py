@@ -248,4 +248,6 @@ def test_a_newer_release_on_pypi_is_named_with_what_holds_it_back(checkout: Path
         "beta: PyPI's newest beta is 2.1.0, not in the matrix: add it to the adapter's test_versions; then `make matrix REFRESH=1`"
     ]
     held = ["beta 2.1.0 (released after the cutoff: beta==2.1.0)"]
-    assert "(released after the cutoff" in matrix.newer_releases(m.declared, held, newest)[0]
+    assert "is 2.1.0, not in the matrix: declared, but released after the cutoff: beta==2.1.0;" in (
+        matrix.newer_releases(m.declared, held, newest)[0]
+    )
