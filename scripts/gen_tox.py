@@ -295,7 +295,9 @@ def plan_envs(
             note(f"{decl.framework}: every declared version is inside the cooldown, no envs")
             continue
         if not (ROOT / "tests" / "adapters" / test_folder(decl.framework) / "harness.py").is_file():
-            note(f"{decl.framework}: tests/adapters/{test_folder(decl.framework)}/harness.py is missing; its envs will fail")
+            note(
+                f"{decl.framework}: tests/adapters/{test_folder(decl.framework)}/harness.py is missing; its envs will fail"
+            )
         installable = [v for v, pins in kept if resolver is None or resolver.check(f"{decl.framework} {v}", pins)]
         skipped.extend(
             f"{decl.framework} {v} (its pins do not install together: its env is kept, and fails until they do)"
@@ -340,7 +342,7 @@ def with_dialect_companions(
         return pins
     where = f" on Python {python}" if python else ""
     what = f"{decl.framework} {version}{where} with {' '.join(extra)}"
-    if resolver is None or resolver.check(what, (*pins, *extra), python):
+    if resolver is None or resolver.check(what, (*pins, *extra), python, otherwise="the env goes without them"):
         return (*pins, *extra)
     skipped.append(
         f"{decl.framework} {version}{where}: dialect companions {', '.join(extra)} (they do not install next to it)"
@@ -376,7 +378,9 @@ class Resolver:
     def __init__(self, uv: str, cutoff: dt.datetime, python: str, base: Sequence[str]) -> None:
         self.uv, self.cutoff, self.python, self.base = uv, cutoff, python, list(base)
 
-    def check(self, what: str, pins: Sequence[str], python: str | None = None) -> bool:
+    def check(
+        self, what: str, pins: Sequence[str], python: str | None = None, otherwise: str = "the env will fail"
+    ) -> bool:
         """Whether `pins` install together; uv's cache answers first (a solution found in it is one the
         index has too, and a lookup costs well under a second instead of tens), the index otherwise."""
         command = [self.uv, "pip", "compile", "--quiet", "--no-header", "--python-version", python or self.python]
@@ -398,7 +402,7 @@ class Resolver:
         if "No solution found" not in reason:  # the index was unreachable, or uv failed: no verdict
             note(f"{what}: uv could not check whether it installs, kept: {reason[:300]}")
             return True
-        note(f"{what}: its pins do not install together, the env will fail: {reason[:400]}")
+        note(f"{what}: its pins do not install together, {otherwise}: {reason[:400]}")
         return False
 
 
@@ -490,7 +494,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--wrapt1", nargs="*", default=["langchain"], help="frameworks whose latest env also runs on wrapt 1.x"
     )
     parser.add_argument(
-        "--keep-cutoff", action="store_true", help="keep tox.ini's UV_EXCLUDE_NEWER cutoff instead of moving it to today"
+        "--keep-cutoff",
+        action="store_true",
+        help="keep tox.ini's UV_EXCLUDE_NEWER cutoff instead of moving it to today",
     )
     args = parser.parse_args(argv)
 

@@ -100,11 +100,19 @@ def env_setting(parser: configparser.ConfigParser, env: str, key: str) -> str:
 
 def test_paths(command: str, root: Path = ROOT) -> list[Path]:
     """The paths of the checkout a test command names (``tests/conformance``, ``tests/cli/test_doctor.py``)."""
-    return [root / word for word in command.split() if "/" in word and not word.startswith("{") and (root / word).exists()]
+    return [
+        root / word for word in command.split() if "/" in word and not word.startswith("{") and (root / word).exists()
+    ]
 
 
-def code_paths(parser: configparser.ConfigParser, env: DeclaredEnv, packages: dict[str, str], root: Path = ROOT) -> list[Path]:
-    shared = [root / p for p in ENGINE_PATHS] + sorted((root / "adapters").glob("_*.py")) + [root / "adapters" / "__init__.py"]
+def code_paths(
+    parser: configparser.ConfigParser, env: DeclaredEnv, packages: dict[str, str], root: Path = ROOT
+) -> list[Path]:
+    shared = (
+        [root / p for p in ENGINE_PATHS]
+        + sorted((root / "adapters").glob("_*.py"))
+        + [root / "adapters" / "__init__.py"]
+    )
     own = []
     if env.framework and env.framework in packages:
         module = packages[env.framework]
@@ -112,7 +120,9 @@ def code_paths(parser: configparser.ConfigParser, env: DeclaredEnv, packages: di
     return shared + own + test_paths(env_setting(parser, env.name, "commands"), root)
 
 
-def code_digest(parser: configparser.ConfigParser, env: DeclaredEnv, packages: dict[str, str], root: Path = ROOT) -> str:
+def code_digest(
+    parser: configparser.ConfigParser, env: DeclaredEnv, packages: dict[str, str], root: Path = ROOT
+) -> str:
     return digest_files(code_paths(parser, env, packages, root), root)
 
 
@@ -280,7 +290,17 @@ def clear_results(results: Path, env: str) -> None:
 def tox_command(tox: str, envs: Sequence[str], jobs: int, result_json: Path) -> list[str]:
     if len(envs) == 1:
         return [tox, "run", "-e", envs[0], "--result-json", str(result_json)]
-    return [tox, "run-parallel", "-e", ",".join(envs), "-p", str(jobs), "--parallel-no-spinner", "--result-json", str(result_json)]
+    return [
+        tox,
+        "run-parallel",
+        "-e",
+        ",".join(envs),
+        "-p",
+        str(jobs),
+        "--parallel-no-spinner",
+        "--result-json",
+        str(result_json),
+    ]
 
 
 def batches(items: Sequence[Planned], size: int) -> Iterator[list[str]]:

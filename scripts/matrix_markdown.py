@@ -163,7 +163,9 @@ def tested_versions(name: str, envs: Sequence[EnvResult], notes: Notes) -> str:
     return ", ".join(texts)
 
 
-def summary_cell(name: str, python: str, envs: Sequence[EnvResult], newest: str | None, notes: Notes, skips: dict) -> str:
+def summary_cell(
+    name: str, python: str, envs: Sequence[EnvResult], newest: str | None, notes: Notes, skips: dict
+) -> str:
     here = [e for e in envs if python_minor(e) == python]
     if not here:
         why = skips.get((name, python)) or "no env of this framework runs on it"
@@ -171,7 +173,9 @@ def summary_cell(name: str, python: str, envs: Sequence[EnvResult], newest: str 
     mark = MARKS[cell_mark(here)]
     ran = sorted({pinned_version(e) or "?" for e in here if outcome(e) != "install"}, key=release)
     if name != ENGINE and newest and ran and newest not in ran:
-        mark += notes.mark(f"{name} on Python {python}: tested {', '.join(ran)}, the newest release that installs there")
+        mark += notes.mark(
+            f"{name} on Python {python}: tested {', '.join(ran)}, the newest release that installs there"
+        )
     return mark
 
 

@@ -446,7 +446,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             envs = keep_previous(envs, args.json)
     write_files(envs, args.json, args.markdown, args.tox_ini)
     ran = sum(e.status == "ran" for e in envs)
-    print(f"render_matrix: {len(envs)} envs, {ran} ran; not clean: {', '.join(not_clean(envs)) or 'none'}", file=sys.stderr)
+    print(
+        f"render_matrix: {len(envs)} envs, {ran} ran; not clean: {', '.join(not_clean(envs)) or 'none'}",
+        file=sys.stderr,
+    )
     print(f"render_matrix: wrote {args.markdown.name} and {args.json.name}", file=sys.stderr)
     return 0
 

@@ -23,11 +23,18 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import matrix  # noqa: E402
 import render_matrix  # noqa: E402
 
+
 def framework_env(name: str, framework: str, pin: str, python: str | None = None, description: str = "") -> str:
     """One env as scripts/gen_tox.py writes it."""
     lines = [f"[testenv:{name}]", f"description = {description or framework}", "labels = matrix"]
     lines += [f"base_python = python{python}"] if python else []
-    lines += ["deps =", f"    {pin}", "set_env =", f"    HOOKPORT_HARNESS = {framework}", f"    HOOKPORT_MATRIX_PINS = {pin}"]
+    lines += [
+        "deps =",
+        f"    {pin}",
+        "set_env =",
+        f"    HOOKPORT_HARNESS = {framework}",
+        f"    HOOKPORT_MATRIX_PINS = {pin}",
+    ]
     lines.append(
         f"commands = python -m pytest tests/conformance tests/adapters/{framework} "
         "--junitxml={toxworkdir}/results/{envname}.xml"
@@ -47,41 +54,7 @@ TOX_INI = "\n".join(
     ]
 )
 
-FAKE_TOX = r'''#!{python}
-"""Writes what a tox env leaves in .tox/results; FAKE_TOX_FAIL / FAKE_TOX_UNINSTALLABLE / FAKE_TOX_DIE name envs."""
-import json, os, sys
-from pathlib import Path
-args = sys.argv[1:]
-envs = args[args.index("-e") + 1].split(",")
-result_json = Path(args[args.index("--result-json") + 1])
-results = Path.cwd() / ".tox" / "results"
-results.mkdir(parents=True, exist_ok=True)
-env_of = lambda e: e.split("-")[0]
-runs = {{}}
-for env in envs:
-    with open(results / "calls.log", "a") as log:
-        log.write(env + "\n")
-    if env in os.environ.get("FAKE_TOX_DIE", "").split(","):
-        sys.exit(130)
-    if env in os.environ.get("FAKE_TOX_UNINSTALLABLE", "").split(","):
-        runs[env] = {{"result": {{"exit_code": 1}}, "setup": [{{"run_id": "install_deps", "retcode": 1,
-            "err": "  x No solution found when resolving dependencies:\n  cause: Because alpha==1.0.0 needs gamma>9, we can conclude ...\n"}}]}}
-        continue
-    failing = env in os.environ.get("FAKE_TOX_FAIL", "").split(",")
-    case = '<failure message="AssertionError: the tool ran">x</failure>' if failing else ""
-    (results / f"{{env}}.xml").write_text(
-        '<testsuites><testsuite timestamp="2026-12-02T00:00:00">'
-        f'<testcase classname="tests.conformance.test_scenarios" name="test_block__deny_stops_the_tool">{{case}}</testcase>'
-        '<testcase classname="tests.conformance.test_scenarios" name="test_tool__pre_and_post"/>'
-        '</testsuite></testsuites>'
-    )
-    python = "3.12.1" if env.endswith("-py312") else "3.11.7"
-    version = env.split("-")[1] if "-" in env else None
-    (results / f"{{env}}.json").write_text(json.dumps({{"distribution": env_of(env), "version": version, "python": python,
-        "packages": {{"wrapt": "2.5.2"}}, "date": "2026-12-02T00:00:00+00:00"}}))
-    runs[env] = {{"result": {{"exit_code": 1 if failing else 0}}, "test": [{{"retcode": 0}}]}}
-result_json.write_text(json.dumps({{"testenvs": runs}}))
-'''
+FAKE_TOX = Path(__file__).with_name("fake_tox.py")
 
 
 @pytest.fixture
@@ -99,7 +72,7 @@ def checkout(tmp_path: Path) -> Path:
         (tmp_path / "tests" / "adapters" / name).mkdir(parents=True)
         (tmp_path / "tests" / "adapters" / name / "test_it.py").write_text("# test\n")
     tox = tmp_path / "fake-tox"
-    tox.write_text(FAKE_TOX.format(python=sys.executable), encoding="utf-8")
+    tox.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_TOX}" "$@"\n', encoding="utf-8")
     tox.chmod(tox.stat().st_mode | stat.S_IEXEC)
     return tmp_path
 
@@ -185,7 +158,9 @@ def test_why_run_names_each_reason() -> None:
 
 def test_only_missing_and_all_select_as_documented(checkout: Path) -> None:
     m = the_matrix(checkout)
-    fresh = {n: render_matrix.EnvResult(n, None, [], "ran", code_digest=c, env_digest=e) for n, (c, e) in m.digests.items()}
+    fresh = {
+        n: render_matrix.EnvResult(n, None, [], "ran", code_digest=c, env_digest=e) for n, (c, e) in m.digests.items()
+    }
     stale = dict(fresh, **{"beta-2.0.0": render_matrix.EnvResult("beta-2.0.0", "beta", [], "ran")})
     missing = {k: v for k, v in stale.items() if k != "alpha-1.0.0-py312"}
 
@@ -226,13 +201,22 @@ def test_an_interrupted_run_keeps_what_it_finished_and_the_recorded_rest(checkou
 def test_jobs_run_batches_in_parallel_and_merge_each_batch(checkout: Path) -> None:
     done = run_script(checkout, "--jobs", "2")
     assert done.returncode == 0, done.stderr
-    assert len(calls(checkout)) == 4 and set(recorded(checkout)) == {"core", "alpha-1.0.0", "alpha-1.0.0-py312", "beta-2.0.0"}
+    assert len(calls(checkout)) == 4 and set(recorded(checkout)) == {
+        "core",
+        "alpha-1.0.0",
+        "alpha-1.0.0-py312",
+        "beta-2.0.0",
+    }
     assert not list((checkout / ".tox" / "results").glob("tox-batch-*.json"))
 
 
 def test_merge_gathers_what_ci_jobs_left(checkout: Path) -> None:
     results = checkout / ".tox" / "results"
-    subprocess.run([str(checkout / "fake-tox"), "run", "-e", "beta-2.0.0", "--result-json", str(results / "tox-beta-2.0.0.json")], cwd=checkout, check=True)
+    subprocess.run(
+        [str(checkout / "fake-tox"), "run", "-e", "beta-2.0.0", "--result-json", str(results / "tox-beta-2.0.0.json")],
+        cwd=checkout,
+        check=True,
+    )
     assert run_script(checkout, "--merge").returncode == 0
     envs = recorded(checkout)
     assert envs["beta-2.0.0"]["status"] == "ran" and envs["alpha-1.0.0"]["status"] == "not run"
@@ -245,9 +229,11 @@ def test_a_newer_release_on_pypi_is_named_with_what_holds_it_back(checkout: Path
     m = the_matrix(checkout)
     newest = {"alpha": "1.0.0", "beta": "2.1.0"}.get
     assert matrix.newer_releases(m.declared, [], newest) == [
-        "beta: PyPI's newest beta is 2.1.0, not in the matrix: add it to the adapter's test_versions; then `make matrix REFRESH=1`"
+        "beta: PyPI's newest beta is 2.1.0, not in the matrix: add it to the adapter's test_versions; "
+        "then `make matrix REFRESH=1`"
     ]
     held = ["beta 2.1.0 (released after the cutoff: beta==2.1.0)"]
-    assert "is 2.1.0, not in the matrix: declared, but released after the cutoff: beta==2.1.0;" in (
-        matrix.newer_releases(m.declared, held, newest)[0]
+    assert (
+        "is 2.1.0, not in the matrix: declared, but released after the cutoff: beta==2.1.0;"
+        in (matrix.newer_releases(m.declared, held, newest)[0])
     )
