@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 
+from hookport._extras import install_hint
+
 
 class AdapterError(Exception):
     """Base class of every adapter installation error."""
@@ -22,7 +24,7 @@ class FrameworkNotInstalledError(AdapterError, ImportError):
     def __init__(self, adapter: str, distribution: str, extra: str) -> None:
         super().__init__(
             f"the {adapter!r} adapter needs {distribution}, which is not installed: "
-            f"pip install {distribution}  (or pip install 'hookport[{extra}]')"
+            f"{install_hint(extra, [distribution])}"
         )
         self.adapter = adapter
         self.distribution = distribution

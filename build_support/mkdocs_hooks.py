@@ -5,6 +5,9 @@ pyproject.toml), so mkdocstrings cannot find ``hookport`` by its directory name.
 `on_startup` mirrors the installed layout as links under build/api-src (listed in
 mkdocs.yml's ``paths``), read from pyproject's ``package-dir``.
 
+`on_post_build` writes the stylesheet of the code blocks Pygments highlighted
+(pymdownx.highlight), so highlighting needs no script from a CDN.
+
 docs/ links to ``../compat-matrix.md`` and ``../compat.json`` so that the links
 work when the files are read on a forge; the site copies both in and rewrites
 those links to the copies (and the matrix's own ``docs/...`` links), so
@@ -19,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT_FILES = ("compat-matrix.md", "compat.json")
+PYGMENTS_CSS = Path("css") / "pygments.css"
+"""The code blocks' colours (mkdocs.yml's extra_css), from Pygments' default style: no file to keep in sync."""
 API_SOURCES = Path("build") / "api-src"
 
 
@@ -65,3 +70,11 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     for name in ROOT_FILES:
         markdown = markdown.replace(f"]({'../' * (depth + 1)}{name}", f"]({'../' * depth}{name}")
     return markdown
+
+
+def on_post_build(config: Any) -> None:
+    from pygments.formatters import HtmlFormatter
+
+    target = Path(config["site_dir"]) / PYGMENTS_CSS
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(HtmlFormatter(style="default").get_style_defs(".highlight"), encoding="utf-8")

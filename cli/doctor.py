@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
 from hookport import __version__, adapters
+from hookport._extras import install_hint
 from hookport.adapters._base import Adapter
 from hookport.adapters._versions import in_range, installed_version
 
@@ -131,7 +132,7 @@ def render_text(diagnoses: list[FrameworkDiagnosis], out: TextIO) -> None:
             print(f"{d.adapter}: {d.error}", file=out)
             continue
         if not d.installed:
-            print(f"{d.adapter}: not installed ({d.distribution}); pip install 'hookport[{d.extra}]'", file=out)
+            print(f"{d.adapter}: not installed ({d.distribution}); {install_hint(d.extra, [d.distribution])}", file=out)
             continue
         where = "inside" if d.in_supported_range else "OUTSIDE"
         print(f"{d.adapter}: {d.distribution} {d.version}", file=out)

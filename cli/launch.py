@@ -217,7 +217,9 @@ def start(settings: LaunchSettings) -> None:
 
             otel.instrument()
         except ImportError as error:
-            raise LaunchError(f"{OTEL_VARIABLE}=1 needs OpenTelemetry: pip install 'hookport[otel]' ({error})") from None
+            from hookport._extras import install_hint
+
+            raise LaunchError(f"{OTEL_VARIABLE}=1 needs OpenTelemetry: {install_hint('otel')} ({error})") from None
     with program_directories_importable():
         for module in settings.hooks:
             import_hook_module(module)

@@ -36,7 +36,7 @@ def render_text(path: str, out: TextIO) -> bool:
     for rule in rules:
         tools = "every tool" if rule.tools is None else ", ".join(rule.tools)
         print(f"  {rule.source}  {rule.kind}: {rule.detail}", file=out)
-        if rule.kind in ("allow", "deny", "approval"):
+        if rule.kind in ("allow", "deny", "approval", "flow", "warn", "rewrite"):
             print(f"      tools: {tools}", file=out)
     named = sorted({tool for rule in rules for tool in rule.tools or ()})
     if named:

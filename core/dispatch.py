@@ -194,7 +194,7 @@ def _run_observed(point: Point, ctx: C, hooks: tuple[HookFn, ...]) -> C:
     started = perf_counter() if timed else 0.0
     entries_only = settings.timeout is not None
     failures: Optional[_Failures] = None
-    modified = False
+    modified: list[str] = []
     running = hook_running()
     try:
         for hook in hooks:
@@ -202,16 +202,17 @@ def _run_observed(point: Point, ctx: C, hooks: tuple[HookFn, ...]) -> C:
                 entry = hook if type(hook) is HookEntry or not entries_only else _default_entry(hook)
                 result = entry(ctx)
                 if result is not None and _apply(point, ctx, hook, result):
-                    modified = True
+                    modified.append(_name(hook))
             except HookAborted as aborted:
-                _aborted(_resolved(point), ctx, hook, aborted, hooks, started, timed, failures)
+                _aborted(_resolved(point), ctx, hook, aborted, hooks, started, timed, failures, modified)
                 raise
             except Exception as error:
                 failures = _failed(_resolved(point), ctx, hook, error, hooks, started, timed, failures, modified)
     finally:
         running[0] = False
     if timed:
-        _emit(_resolved(point), ctx, "modified" if modified else "proceeded", len(hooks), started, failures=failures)
+        _emit(_resolved(point), ctx, "modified" if modified else "proceeded", len(hooks), started,
+              failures=failures, modified_by=modified)
     return ctx
 
 
@@ -226,7 +227,7 @@ async def arun_hooks(point: Point, ctx: C, hooks: tuple[HookFn, ...]) -> C:
     timed = bool(events.subscribers)
     started = perf_counter() if timed else 0.0
     failures: Optional[_Failures] = None
-    modified = False
+    modified: list[str] = []
     running = hook_running()  # this task's own flag: sibling tasks never see it
     try:
         for hook in hooks:
@@ -242,16 +243,17 @@ async def arun_hooks(point: Point, ctx: C, hooks: tuple[HookFn, ...]) -> C:
                     if result is not None and hasattr(result, "__await__"):
                         result = await result
                 if result is not None and reducer(ctx, result):
-                    modified = True
+                    modified.append(_name(hook))
             except HookAborted as aborted:
-                _aborted(point, ctx, hook, aborted, hooks, started, timed, failures)
+                _aborted(point, ctx, hook, aborted, hooks, started, timed, failures, modified)
                 raise
             except Exception as error:
                 failures = _failed(point, ctx, hook, error, hooks, started, timed, failures, modified)
     finally:
         running[0] = False
     if timed:
-        _emit(point, ctx, "modified" if modified else "proceeded", len(hooks), started, failures=failures)
+        _emit(point, ctx, "modified" if modified else "proceeded", len(hooks), started,
+              failures=failures, modified_by=modified)
     return ctx
 
 
@@ -288,17 +290,17 @@ async def _awaited(awaitable: Any) -> Any:
 
 def _aborted(
     point: Point, ctx: Any, hook: HookFn, aborted: HookAborted, hooks: tuple[HookFn, ...],
-    started: float, timed: bool, failures: Optional[_Failures],
+    started: float, timed: bool, failures: Optional[_Failures], modified: Optional[list[str]] = None,
 ) -> None:
     if aborted.source is None:
         aborted.source = original_of(hook)
     if timed:
-        _emit(point, ctx, "aborted", len(hooks), started, aborted, failures)
+        _emit(point, ctx, "aborted", len(hooks), started, aborted, failures, modified)
 
 
 def _failed(
     point: Point, ctx: Any, hook: HookFn, error: Exception, hooks: tuple[HookFn, ...],
-    started: float, timed: bool, failures: Optional[_Failures], modified: bool,
+    started: float, timed: bool, failures: Optional[_Failures], modified: object,
 ) -> _Failures:
     """Apply the failure policy to a hook's exception; returns the updated failure list."""
     failures = failures or _Failures()
@@ -329,6 +331,7 @@ def _emit(
     started: float,
     aborted: HookAborted | None = None,
     failures: Optional[_Failures] = None,
+    modified_by: Optional[list[str]] = None,
 ) -> None:
     # model_construct: the fields are built right here, so pydantic's validation would only cost time
     events.emit(
@@ -347,5 +350,6 @@ def _emit(
             error=failures.error if failures else None,
             outcomes=take_reported(ctx),
             run_id=current_run_id(),
+            modified_by=tuple(modified_by) if modified_by else (),
         )
     )

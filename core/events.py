@@ -46,6 +46,8 @@ class HookDispatchedEvent(BaseModel):
     an audit-mode ``would_deny``, a refusal, each with the rule's name."""
     run_id: Optional[str] = None
     """The run the call belongs to (`hookport.runs`), or None outside any run."""
+    modified_by: tuple[str, ...] = ()
+    """The hooks whose return changed the call (a policy rule's source, or a hook's name), in order."""
 
 
 Subscriber = Callable[[HookDispatchedEvent], object]
@@ -101,7 +103,8 @@ def _scrubbed(event: HookDispatchedEvent) -> HookDispatchedEvent:
             cleaned = tuple(scrub(item, rules) for item in value)
         elif name == "outcomes" and value:
             cleaned = tuple(
-                outcome.model_copy(update={"reason": scrub(outcome.reason, rules)}) if outcome.reason else outcome
+                outcome.model_copy(update={"rule": scrub(outcome.rule, rules),
+                                           "reason": scrub(outcome.reason, rules) if outcome.reason else None})
                 for outcome in value
             )
         else:

@@ -86,6 +86,11 @@ class HookEntry:
 
     def call_sync(self, ctx: Any, *rest: Any) -> Any:
         timeout = self.effective_timeout()
+        if timeout is None and not self.is_async:  # the common case: call it, no name, no thread
+            result = self.fn(ctx, *rest)
+            if result is None or not inspect.isawaitable(result):
+                return result
+            return run_coroutine(_awaited(result), None, source_name(self.__hookport_original__) or "hook")
         name = source_name(self.__hookport_original__) or "hook"
         if self.is_async:
             return run_coroutine(self.fn(ctx, *rest), timeout, name)

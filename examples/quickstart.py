@@ -4,7 +4,7 @@
 
 The agent is a real LangGraph agent loop (langchain 1.x `create_agent`, or
 LangGraph's `create_react_agent` on older installs) driven by a scripted chat
-model, so no API key and no network are needed. Three hooks, written in three
+model (offline_agent.py), so no API key and no network are needed. Three hooks, written in three
 different styles (in policies.py, shared by every quickstart), all run through the same hookport engine:
 
 - a CrewAI-style ``@before_tool_call`` hook that refuses ``delete_file`` (``return False``);
@@ -28,10 +28,9 @@ from policies import trace  # noqa: E402  (importing it registers the three hook
 
 report = adapters.install("langchain")  # before or after importing LangChain: both work
 
-from langchain_core.language_models.chat_models import BaseChatModel  # noqa: E402
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage  # noqa: E402
-from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
+from langchain_core.messages import AIMessage, HumanMessage  # noqa: E402
 from langchain_core.tools import tool  # noqa: E402
+from offline_agent import ScriptedModel, asks_for, build_agent as agent_loop  # noqa: E402
 
 FILES = {"notes.txt": "Order #7 paid with card 4111 1111 1111 1111."}
 
@@ -39,7 +38,7 @@ FILES = {"notes.txt": "Order #7 paid with card 4111 1111 1111 1111."}
 # -- the hooks live in policies.py: the same module guards every quickstart ----------------------
 
 
-# -- the agent: two tools and a scripted model ----------------------------------------------------
+# -- the agent: two tools and a scripted model (offline_agent.py) ---------------------------------
 
 
 @tool
@@ -57,45 +56,14 @@ def delete_file(path: str) -> str:
     return "deleted"
 
 
-class ScriptedModel(BaseChatModel):
-    """Plays back a fixed conversation, like a recorded LLM."""
-
-    replies: list[AIMessage]
-    position: int = 0
-
-    @property
-    def _llm_type(self) -> str:
-        return "scripted"
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
-        return self
-
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
-        reply = self.replies[min(self.position, len(self.replies) - 1)]
-        self.position += 1
-        return ChatResult(generations=[ChatGeneration(message=reply)])
-
-
 def build_agent() -> Any:
     model = ScriptedModel(
         replies=[
-            AIMessage(
-                content="",
-                tool_calls=[
-                    {"name": "read_file", "args": {"path": "notes.txt"}, "id": "call_read", "type": "tool_call"},
-                    {"name": "delete_file", "args": {"path": "notes.txt"}, "id": "call_delete", "type": "tool_call"},
-                ],
-            ),
+            asks_for(("read_file", {"path": "notes.txt"}), ("delete_file", {"path": "notes.txt"})),
             AIMessage(content="notes.txt says the order was paid with card 4111 1111 1111 1111. I could not delete it."),
         ]
     )
-    try:
-        from langchain.agents import create_agent
-    except ImportError:
-        from langgraph.prebuilt import create_react_agent
-
-        return create_react_agent(model, [read_file, delete_file], name="assistant")
-    return create_agent(model, [read_file, delete_file], name="assistant")
+    return agent_loop(model, [read_file, delete_file])
 
 
 def main() -> None:

@@ -4,11 +4,12 @@
     policy.hooks                                   # what it registered, by point
     policy.unregister()
 
-The file can deny tools by name, allow-list tools, redact patterns in model
-answers, tool results and final outputs, cap model or tool calls per run, and
-require a named approval hook (docs/policy.md has a complete example). Every
-mistake is a `PolicyError` naming the file and line, raised before any hook is
-registered.
+The file can deny, warn about, rewrite or require approval for tool calls, by name
+and by a CEL condition on the call (`when`); refuse tools after others have returned
+in the run (`[[flow]]`); allow-list tools; redact patterns; limit calls per run, per
+tool and repeated calls; and run any rule in audit mode (docs/policy.md has a complete
+example of each). Every mistake is a `PolicyError` naming the file and line, raised
+before any hook is registered.
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hookport.points import InterceptionPoint
+from hookport.policy.compiler import compile_document, source_namer
 from hookport.policy.lines import index_lines, line_of
-from hookport.policy.rules import CompiledHook, allow, approval, budget, deny, redact, unknown_tools
+from hookport.policy.rules import CompiledHook
 from hookport.policy.schema import PolicyDocument
-from hookport.policy.summary import RuleSummary, named_tools, summarize
+from hookport.policy.summary import RuleSummary, summarize
 from hookport.registry import register_hook, unregister_hook
 
 if sys.version_info >= (3, 11):
@@ -139,49 +140,3 @@ def toml_value(value: Any) -> str:
     kind = TOML_KINDS.get(type(value), type(value).__name__)
     shown = repr(value).lower() if isinstance(value, bool) else repr(value)
     return f"{shown} ({kind})" if len(shown) <= 60 else kind
-
-
-LIMITS = (
-    ("max_model_calls", InterceptionPoint.PRE_MODEL_CALL, "model calls"),
-    ("max_tool_calls", InterceptionPoint.PRE_TOOL_CALL, "tool calls"),
-)
-
-
-def source_namer(lines: dict[tuple[object, ...], int], label: str) -> Callable[..., str]:
-    """``source("deny", 0)`` -> ``"policy.toml:4:deny[0]"``: a rule's name in hooks and telemetry."""
-
-    def source(*location: object) -> str:
-        where = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in location).lstrip(".")
-        return f"{label}:{line_of(lines, location) or '?'}:{where}"
-
-    return source
-
-
-def compile_document(
-    document: PolicyDocument, lines: dict[tuple[object, ...], int], label: str, import_hooks: bool = True
-) -> tuple[list[CompiledHook], list[str]]:
-    """Every rule's hooks, in the order allow, deny, limits, approval, redact; plus the problems found."""
-
-    source = source_namer(lines, label)
-    hooks: list[CompiledHook] = []
-    problems: list[str] = []
-    if document.allow is not None:
-        hooks += allow(document.allow, source("allow"))
-    for index, deny_rule in enumerate(document.deny):
-        hooks += deny(deny_rule, source("deny", index))
-    for key, point, what in LIMITS:
-        limit = getattr(document.limits, key)
-        if limit is not None:
-            hooks += budget(point, limit, what, source("limits", key))
-    for index, approval_rule in enumerate(document.approval if import_hooks else ()):
-        try:
-            hooks += approval(approval_rule, source("approval", index))
-        except LookupError as error:  # the named approval hook cannot be imported
-            line = line_of(lines, ("approval", index, "hook"))
-            problems.append(f"line {line or '?'}: approval[{index}].hook: {error}")
-    for index, redact_rule in enumerate(document.redact):
-        hooks += redact(redact_rule, source("redact", index))
-    named = named_tools(summarize(document, source))
-    if named:
-        hooks += unknown_tools(named, f"{label}:tools_offered")
-    return hooks, problems

@@ -1,9 +1,9 @@
-"""Compile a validated policy into ordinary hooks, one small hook per rule.
+"""The hooks a policy compiles to, besides its tool gate (`hookport.policy.gate`).
 
 Each hook is a `PolicyHook` named after its rule's place in the file
-(``policy.toml:4:deny[0]``), so `get_hooks` lists it under that name and a
-refusal's `HookAborted.source` (hence the telemetry's ``abort_source``) says
-which file and rule refused.
+(``policy.toml:4:approval[0]``), so `get_hooks` lists it under that name; every
+decision names its rule: a refusal's `HookAborted.source` (hence the telemetry's
+``abort_source``) and each reported outcome (`hookport.policy.verdicts`).
 
 Every hook is registered fail-closed (``on_error="closed"``): a rule that
 raises or runs past a timeout refuses, whatever the process-wide default
@@ -14,18 +14,19 @@ from __future__ import annotations
 
 import importlib
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Optional
 
-from hookport.boundary import current_execution
-from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
 from hookport.policy.approval import Approver
+from hookport.policy.conditions import Condition, EvaluationError
+from hookport.policy.gate import Flow
 from hookport.policy.offered import UnknownToolWarning
-from hookport.policy.schema import AllowRule, ApprovalRule, DenyRule, RedactRule
-from hookport.registry import sanitize_tool_name
+from hookport.policy.schema import ApprovalRule, RedactRule
+from hookport.policy.tally import RunCounts
+from hookport.policy.variables import Call, normalized
+from hookport.policy.verdicts import condition_failed, decided, refuse
 
 
 class PolicyHook:
@@ -69,30 +70,49 @@ class CompiledHook:
     on_error: Literal["open", "closed"] = "closed"
 
 
-def deny(rule: DenyRule, source: str) -> list[CompiledHook]:
-    def refuse(ctx: Any) -> None:
-        raise HookAborted(rule.reason, source=source)
+class Guard:
+    """A rule's condition and mode, as the hooks of ``[[redact]]`` and ``[[approval]]`` apply them."""
 
-    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(source, refuse), tuple(rule.tools))]
+    __slots__ = ("source", "condition", "audit", "counts")
+
+    def __init__(self, source: str, condition: Optional[Condition] = None, audit: bool = False,
+                 counts: Optional[RunCounts] = None) -> None:
+        self.source, self.condition, self.audit, self.counts = source, condition, audit, counts
+
+    def holds(self, ctx: Any) -> bool:
+        """The condition on this call (True without one); raises `EvaluationError`."""
+        if self.condition is None:
+            return True
+        call = Call(ctx, normalized(getattr(ctx, "tool_name", None)) or None, self.counts)
+        return self.condition.holds(call.activation(self.condition))
 
 
-def allow(rule: AllowRule, source: str) -> list[CompiledHook]:
-    allowed = frozenset(sanitize_tool_name(tool) for tool in rule.tools)
-
-    def only_allowed(ctx: Any) -> None:
-        if sanitize_tool_name(ctx.tool_name or "") not in allowed:
-            raise HookAborted(rule.reason, source=source)
-
-    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(source, only_allowed))]
-
-
-def redact(rule: RedactRule, source: str) -> list[CompiledHook]:
+def redact(rule: RedactRule, source: str, guard: Optional[Guard] = None) -> list[CompiledHook]:
+    """One hook per place the rule redacts. With a `when`, a change is made only where it holds
+    (a condition that fails redacts: the safe side); in audit mode, reported as ``would_redact``."""
     pattern, replacement = rule.compiled(), rule.replacement
+    guard = guard or Guard(source)
     hooks: list[CompiledHook] = []
 
-    def redacting(name: str, body: Callable[[Any], Any]) -> PolicyHook:
-        hook = PolicyHook(f"{source}:{name}", body)
-        hook.redaction = (pattern, replacement)  # read by hookport.redaction (exported texts)
+    def redacting(name: str, change: Callable[[Any], Any]) -> PolicyHook:
+        where = f"{source}:{name}"
+
+        def body(ctx: Any) -> Any:
+            new = change(ctx)
+            if new is None:
+                return None
+            reason = f"matches replaced with {replacement} in {name}"  # not the pattern: it may match itself
+            try:
+                if not guard.holds(ctx):
+                    return None
+            except EvaluationError as error:
+                reason = condition_failed(source, error, "the text is redacted")
+            decided(ctx, where, "redact", reason, guard.audit)
+            return None if guard.audit else new
+
+        hook = PolicyHook(where, body)
+        if not guard.audit:
+            hook.redaction = (pattern, replacement)  # read by hookport.redaction (exported texts)
         return hook
 
     if "model_answers" in rule.in_:
@@ -167,52 +187,32 @@ def redact_value(pattern: re.Pattern[str], replacement: str, value: Any, depth: 
     return (copy(update=update), True) if update else (value, False)
 
 
-class CallBudget:
-    """Counts calls per run (the outermost execution) and refuses the one past `limit`.
-
-    Calls made outside any run share one process-wide count. A run's count is
-    dropped at its EXECUTION_END.
-    """
-
-    def __init__(self, limit: int, what: str, source: str) -> None:
-        self.limit, self.what, self.source = limit, what, source
-        self._lock = threading.Lock()
-        self._runs: dict[int | None, tuple[object, int]] = {}
-
-    def count(self, ctx: Any) -> None:
-        run = current_execution()
-        key = None if run is None else id(run)
-        with self._lock:
-            _, used = self._runs.get(key, (run, 0))
-            used += 1
-            self._runs[key] = (run, used)  # holding `run` keeps its id from being reused meanwhile
-        if used > self.limit:
-            raise HookAborted(f"the policy allows at most {self.limit} {self.what} per run", source=self.source)
-
-    def forget(self, ctx: Any) -> None:
-        run = current_execution()
-        if run is not None:
-            with self._lock:
-                self._runs.pop(id(run), None)
-
-
-def budget(point: InterceptionPoint, limit: int, what: str, source: str) -> list[CompiledHook]:
-    counter = CallBudget(limit, what, source)
-    return [
-        CompiledHook(point, PolicyHook(source, counter.count)),
-        forgetting(source, counter.forget),
-    ]
-
-
 def forgetting(source: str, forget: Callable[[Any], None]) -> CompiledHook:
     """The EXECUTION_END hook that drops a finished run's state."""
     return CompiledHook(InterceptionPoint.EXECUTION_END, QuickPolicyHook(f"{source}:end_of_run", forget), on_error="open")
 
 
-def approval(rule: ApprovalRule, source: str) -> list[CompiledHook]:
+def approval(rule: ApprovalRule, source: str, guard: Optional[Guard] = None,
+             flow: Optional[Flow] = None) -> list[CompiledHook]:
+    """The rule's `Approver`, asked only where the rule applies: its `when` holds (a condition that
+    fails refuses, without asking) and, for a ``[[flow]]``, its trigger has returned in the run."""
     approver = Approver(rule, source, import_object(rule.hook))
+    guard = guard or Guard(source)
+
+    def ask(ctx: Any) -> Any:
+        if flow is not None and not flow.triggered(Call(ctx, None, None)):
+            return None
+        try:
+            if not guard.holds(ctx):
+                return None
+        except EvaluationError as error:
+            refuse(ctx, source, condition_failed(source, error, "the call is refused"), guard.audit)
+            return None
+        decided(ctx, source, "approve", f"asks {rule.hook}", guard.audit)
+        return None if guard.audit else approver(ctx)
+
     tools = tuple(rule.tools) if rule.tools is not None else None
-    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(source, approver), tools, rule.timeout)]
+    return [CompiledHook(InterceptionPoint.PRE_TOOL_CALL, PolicyHook(source, ask), tools, rule.timeout)]
 
 
 def unknown_tools(named: dict[str, list[str]], source: str) -> list[CompiledHook]:

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import re
-from typing import Literal, Optional
+from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt, field_validator, model_validator
 
 RedactTarget = Literal["model_answers", "tool_results", "tool_args", "final_output"]
 REDACT_TARGETS: tuple[RedactTarget, ...] = ("model_answers", "tool_results", "tool_args", "final_output")
 
 
 HOOK_SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+
+Mode = Literal["enforce", "audit"]
+"""``audit``: the rule is evaluated and its decision reported (``would_deny``, ...), not enforced."""
 
 
 class Rule(BaseModel):
@@ -21,11 +24,72 @@ class Rule(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, strict=True)
 
 
-class DenyRule(Rule):
-    """``[[deny]]``: these tools never run; the agent is told `reason`."""
+class Conditional(Rule):
+    """What every rule table may add: a CEL condition (`hookport.policy.conditions`) and a mode
+    (None: the file's ``[policy] mode``)."""
 
-    tools: list[str] = Field(min_length=1)
+    when: Optional[str] = None
+    mode: Optional[Mode] = None
+
+
+class DenyRule(Conditional):
+    """``[[deny]]``: these tools never run (when `when` holds, if given); the agent is told
+    `reason`. Without `tools` the rule covers every tool, and then it needs a `when`."""
+
+    tools: Optional[list[str]] = Field(default=None, min_length=1)
     reason: str = Field(default="this tool is denied by policy", min_length=1)
+
+    @model_validator(mode="after")
+    def names_tools_or_a_condition(self) -> DenyRule:
+        if self.tools is None and self.when is None:
+            raise ValueError("a rule that names no tools needs a `when` (or it would cover every tool)")
+        return self
+
+
+class WarnRule(DenyRule):
+    """``[[warn]]``: the call runs, and a ``warn`` outcome (and a log line) reports `reason`."""
+
+    reason: str = Field(default="this call is flagged by policy", min_length=1)
+
+
+class RewriteRule(Conditional):
+    """``[[rewrite]]``: change the arguments before the tool runs: drop `remove_args`, set
+    `set_args` (TOML values). Without `tools`, every tool's arguments."""
+
+    tools: Optional[list[str]] = Field(default=None, min_length=1)
+    remove_args: list[str] = []
+    set_args: dict[str, Any] = {}
+    reason: str = Field(default="the arguments were rewritten by policy", min_length=1)
+
+    @model_validator(mode="after")
+    def changes_something(self) -> RewriteRule:
+        if not self.remove_args and not self.set_args:
+            raise ValueError("a [[rewrite]] needs `remove_args` or `set_args`")
+        return self
+
+
+class FlowRule(Conditional):
+    """``[[flow]]``: once a tool of `after` has returned in a run, the tools of `deny` are refused
+    (or those of `approve` need `hook`'s approval) for the rest of the run."""
+
+    after: list[str] = Field(min_length=1)
+    deny: Optional[list[str]] = Field(default=None, min_length=1)
+    approve: Optional[list[str]] = Field(default=None, min_length=1)
+    hook: Optional[str] = None
+    reason: str = Field(default="this tool is not allowed after what this run has done", min_length=1)
+    timeout: Optional[PositiveFloat] = None
+
+    @model_validator(mode="after")
+    def one_group(self) -> FlowRule:
+        if (self.deny is None) == (self.approve is None):
+            raise ValueError("a [[flow]] takes exactly one of `deny = [...]` and `approve = [...]`")
+        if self.approve is not None and self.hook is None:
+            raise ValueError("a [[flow]] with `approve` needs `hook = \"module:function\"` (who approves)")
+        if self.deny is not None and self.hook is not None:
+            raise ValueError("`hook` is for `approve` flows; a `deny` flow refuses without asking")
+        if self.hook is not None and HOOK_SPEC.fullmatch(self.hook) is None:
+            raise ValueError(f"hook {self.hook!r} is not \"module:function\"")
+        return self
 
 
 class AllowRule(Rule):
@@ -33,9 +97,10 @@ class AllowRule(Rule):
 
     tools: list[str]
     reason: str = Field(default="this tool is not on the policy's allow-list", min_length=1)
+    mode: Optional[Mode] = None
 
 
-class RedactRule(Rule):
+class RedactRule(Conditional):
     """``[[redact]]``: replace `pattern` (a Python regular expression) with `replacement`."""
 
     pattern: str
@@ -59,13 +124,17 @@ class RedactRule(Rule):
 
 
 class Limits(Rule):
-    """``[limits]``: at most this many calls per run (the outermost execution)."""
+    """``[limits]``: at most this many calls per run (the outermost execution): in all, per tool
+    (`max_calls`), and of the same tool with the same arguments (`max_repeats`)."""
 
     max_model_calls: Optional[PositiveInt] = None
     max_tool_calls: Optional[PositiveInt] = None
+    max_calls: dict[str, PositiveInt] = {}
+    max_repeats: Optional[PositiveInt] = None
+    mode: Optional[Mode] = None
 
 
-class ApprovalRule(Rule):
+class ApprovalRule(Conditional):
     """``[[approval]]``: `hook` (``"module:function"``) must approve each call of these tools.
 
     The function gets the `ToolCallHookContext` and returns True to approve;
@@ -90,9 +159,11 @@ class ApprovalRule(Rule):
 
 
 class PolicyMeta(Rule):
-    """``[policy]``: a name for telemetry (default: the file's name)."""
+    """``[policy]``: a name for telemetry and counters (default: the file's name), and the mode of
+    every rule that does not set its own."""
 
     name: Optional[str] = None
+    mode: Mode = "enforce"
 
 
 class PolicyDocument(Rule):
@@ -104,3 +175,6 @@ class PolicyDocument(Rule):
     redact: list[RedactRule] = []
     limits: Limits = Limits()
     approval: list[ApprovalRule] = []
+    warn: list[WarnRule] = []
+    rewrite: list[RewriteRule] = []
+    flow: list[FlowRule] = []

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("langchain_core")
 
-from hookport import adapters, load_policy  # noqa: E402
+from hookport import adapters, load_policy, otel  # noqa: E402
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
 from opentelemetry.trace import StatusCode  # noqa: E402
 
@@ -38,15 +38,20 @@ def test_policy_decisions_reach_the_exporter(agent_module: ModuleType, spans: In
     load_policy(PROGRAMS / "guard_policy.toml")
     agent_module.main()
     assert agent_module.RAN == {"read_file": 1, "delete_file": 0}
+    otel.flush()
     finished = spans.get_finished_spans()
-    refused = [s for s in finished if s.status.status_code is StatusCode.ERROR]
+    refused = [s for s in finished if s.attributes.get("gen_ai.security.decision.type") == "deny"]  # type: ignore[union-attr]
     assert len(refused) == 1
     attributes = dict(refused[0].attributes or {})
     assert attributes["hookport.point"] == "pre_tool_call"
     assert attributes["hookport.framework"] == "langchain"
-    assert attributes["hookport.abort.source"] == "guard_policy.toml:5:deny[0]"
-    redactions = [s for s in finished if s.attributes and s.attributes.get("hookport.point") == "post_model_call"]
-    assert {s.attributes["hookport.outcome"] for s in redactions} >= {"modified"}  # type: ignore[index]
+    assert attributes["hookport.tool.name"] == "delete_file"
+    assert attributes["gen_ai.security.policy.id"] == "guard_policy.toml:5:deny[0]"
+    assert refused[0].status.status_code is not StatusCode.ERROR
+    redactions = [s for s in finished if s.attributes.get("gen_ai.security.decision.type") == "modify"]  # type: ignore[union-attr]
+    assert [s.attributes["hookport.point"] for s in redactions] == ["post_model_call"]  # type: ignore[index]
+    assert redactions[0].attributes["gen_ai.security.policy.id"].startswith("guard_policy.toml:9:redact[0]")  # type: ignore[index,union-attr]
     # plus the policy's check that the tools its rules name are offered (pre_model_call, forgotten at execution_end)
     points = {"pre_tool_call", "post_model_call", "pre_model_call", "execution_end"}
     assert all(s.attributes.get("hookport.point") in points for s in finished)  # type: ignore[union-attr]
+    assert len({s.context.trace_id for s in finished}) == 1  # one run, one trace

@@ -30,11 +30,15 @@ def quote_the_arguments(ctx: Any) -> None:
 
 
 def texts(spans: InMemorySpanExporter) -> str:
+    from hookport import otel
+
+    otel.flush()
     found = []
     for span in spans.get_finished_spans():
         found.append(str(span.status.description))
-        for value in (span.attributes or {}).values():
-            found.extend(value if isinstance(value, (list, tuple)) else [value])
+        for attributes in (span.attributes or {}, *(event.attributes or {} for event in span.events)):
+            for value in attributes.values():
+                found.extend(value if isinstance(value, (list, tuple)) else [value])
     return "\n".join(str(v) for v in found)
 
 

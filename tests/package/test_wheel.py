@@ -49,7 +49,7 @@ def test_sdist_and_wheel_are_built_and_pass_twine_check(dist: Path) -> None:
 def test_the_wheel_holds_the_packages_and_no_tests(dist: Path) -> None:
     files = zipfile.ZipFile(next(dist.glob("*.whl"))).namelist()
     for needed in ("hookport/__init__.py", "hookport/py.typed", "hookport/cli/_bootstrap/sitecustomize.py",
-                   "hookport/policy/__init__.py", "hookport/otel.py", "hookport/adapters/langchain/__init__.py",
+                   "hookport/policy/__init__.py", "hookport/otel/__init__.py", "hookport/adapters/langchain/__init__.py",
                    "hookport/cli/_autostart.py", "hookport-autostart.pth"):  # the start-up hook no sitecustomize shadows
         assert needed in files
     assert not [f for f in files if f.startswith(("tests/", "core/", "cli/", "build_support/"))]
@@ -75,7 +75,7 @@ def test_doctor_from_a_clean_venv(installed: Path) -> None:
 
 
 def test_quickstart_from_a_clean_venv(installed: Path, tmp_path: Path) -> None:
-    for name in ("quickstart.py", "policies.py"):
+    for name in ("quickstart.py", "policies.py", "offline_agent.py"):
         shutil.copy(ROOT / "examples" / name, tmp_path / name)
     done = run([str(installed / "python"), "quickstart.py"], cwd=tmp_path)
     assert "notes.txt still exists: True" in done.stdout

@@ -119,11 +119,13 @@ def test_approval_hook_decides_for_its_tools() -> None:
 
 
 def test_compiled_hooks_are_ordinary_hooks_named_after_their_rules(tmp_path: Path) -> None:
+    """The tool rules are one ordinary hook (the gate, indexed by tool); a refusal names its rule."""
     path = tmp_path / "team.toml"
     path.write_text('[policy]\nname = "team"\n\n[[deny]]\ntools = ["delete_file"]\n')
     policy = load_policy(path)
     (hook,) = get_hooks(P.PRE_TOOL_CALL)
-    assert hook.__name__ == "team.toml:4:deny[0]"
+    assert hook.__name__ == "team.toml:tool_rules"
+    assert call_tool("delete_file", []) == "refused: this tool is denied by policy (team.toml:4:deny[0])"
     assert policy.name == "team" and policy.registered
     policy.unregister()
     assert get_hooks(P.PRE_TOOL_CALL) == []

@@ -1,0 +1,1 @@
+"""The approval hook policy.toml names (``myteam.approvals:ask_on_call``)."""
