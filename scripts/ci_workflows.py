@@ -1,8 +1,9 @@
 """The GitHub Actions workflows, written from tox.ini by scripts/gen_tox.py.
 
     .github/workflows/compat.yml   the matrix: one job per tox env labelled `matrix`, in parallel,
-                                   weekly and on demand; a last job gathers every env's results
-                                   into compat.json / compat-matrix.md (scripts/render_matrix.py)
+                                   weekly and on demand; a last job merges every env's results
+                                   into compat.json / compat-matrix.md (scripts/matrix.py --merge)
+                                   and opens the diff as a pull request
     .github/workflows/ci.yml       `make test` on every push and pull request
 
 Both are plain text rendered from tox.ini (the envs, their labels and `base_python`),
@@ -96,6 +97,9 @@ jobs:
     needs: env
     if: always()
     runs-on: ubuntu-latest
+    permissions:
+      contents: write
+      pull-requests: write
     steps:
       - uses: actions/checkout@v4
       - uses: actions/setup-python@v5
@@ -106,14 +110,28 @@ jobs:
           pattern: results-*
           merge-multiple: true
           path: .tox/results
-      - name: render compat.json and compat-matrix.md
-        run: python scripts/render_matrix.py --results .tox/results
+      - name: merge every env's result into compat.json and render compat-matrix.md
+        run: python scripts/matrix.py --merge --offline --results .tox/results
       - uses: actions/upload-artifact@v4
         with:
           name: compat-matrix
           path: |
             compat.json
             compat-matrix.md
+      - name: open the changes as a pull request
+        uses: peter-evans/create-pull-request@v7
+        with:
+          branch: compat-matrix/weekly
+          add-paths: |
+            compat.json
+            compat-matrix.md
+          commit-message: "compat matrix: the weekly run of every env"
+          title: "compat matrix: the weekly run of every env"
+          body: |
+            Every tox env labelled `matrix`, one runner each (`.github/workflows/compat.yml`), merged by
+            `scripts/matrix.py --merge`. Review the summary at the top of compat-matrix.md: a ❌ or ⛔
+            that was ✅ before is a regression (or a release that no longer installs) to look at.
+          delete-branch: true
 """
     )
 

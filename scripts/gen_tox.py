@@ -295,7 +295,9 @@ def plan_envs(
             note(f"{decl.framework}: every declared version is inside the cooldown, no envs")
             continue
         if not (ROOT / "tests" / "adapters" / test_folder(decl.framework) / "harness.py").is_file():
-            note(f"{decl.framework}: tests/adapters/{test_folder(decl.framework)}/harness.py is missing; its envs will fail")
+            note(
+                f"{decl.framework}: tests/adapters/{test_folder(decl.framework)}/harness.py is missing; its envs will fail"
+            )
         installable = [v for v, pins in kept if resolver is None or resolver.check(f"{decl.framework} {v}", pins)]
         skipped.extend(
             f"{decl.framework} {v} (its pins do not install together: its env is kept, and fails until they do)"
@@ -326,16 +328,25 @@ def plan_envs(
 
 
 def with_dialect_companions(
-    decl: Declaration, version: str, pins: tuple[str, ...], resolver: Resolver | None, skipped: list[str]
+    decl: Declaration,
+    version: str,
+    pins: tuple[str, ...],
+    resolver: Resolver | None,
+    skipped: list[str],
+    python: str | None = None,
 ) -> tuple[str, ...]:
-    """`pins` plus the dialects' companions it does not pin itself, when they install together."""
+    """`pins` plus the dialects' companions it does not pin itself, when they install together (on `python`)."""
     own = {pin_name(pin) for pin in pins}
     extra = tuple(pin for pin in DIALECT_COMPANIONS if pin_name(pin) not in own)
     if not extra:
         return pins
-    if resolver is None or resolver.check(f"{decl.framework} {version} with {' '.join(extra)}", (*pins, *extra)):
+    where = f" on Python {python}" if python else ""
+    what = f"{decl.framework} {version}{where} with {' '.join(extra)}"
+    if resolver is None or resolver.check(what, (*pins, *extra), python, otherwise="the env goes without them"):
         return (*pins, *extra)
-    skipped.append(f"{decl.framework} {version}: dialect companions {', '.join(extra)} (they do not install next to it)")
+    skipped.append(
+        f"{decl.framework} {version}{where}: dialect companions {', '.join(extra)} (they do not install next to it)"
+    )
     return pins
 
 
@@ -347,11 +358,13 @@ def python_twins(
     skipped: list[str],
 ) -> list[FrameworkEnv]:
     """For each Python, the newest installable declared version that installs on it (langchain-core 1.x
-    needs 3.11+, so 3.10 gets the newest 0.3 release)."""
+    needs 3.11+, so 3.10 gets the newest 0.3 release), with the same dialect companions as the newest
+    env where they install on that Python, so a twin runs the same suites as the env it doubles."""
     twins = []
     for python in pythons:
         for version, pins in reversed(installable):
             if resolver is None or resolver.check(f"{decl.framework} {version} on Python {python}", pins, python):
+                pins = with_dialect_companions(decl, version, pins, resolver, skipped, python)
                 twins.append(FrameworkEnv(decl.framework, decl.distribution, version, pins, True, python=python))
                 break
         else:
@@ -365,13 +378,21 @@ class Resolver:
     def __init__(self, uv: str, cutoff: dt.datetime, python: str, base: Sequence[str]) -> None:
         self.uv, self.cutoff, self.python, self.base = uv, cutoff, python, list(base)
 
-    def check(self, what: str, pins: Sequence[str], python: str | None = None) -> bool:
+    def check(
+        self, what: str, pins: Sequence[str], python: str | None = None, otherwise: str = "the env will fail"
+    ) -> bool:
+        """Whether `pins` install together; uv's cache answers first (a solution found in it is one the
+        index has too, and a lookup costs well under a second instead of tens), the index otherwise."""
         command = [self.uv, "pip", "compile", "--quiet", "--no-header", "--python-version", python or self.python]
         command += ["--exclude-newer", self.cutoff.strftime("%Y-%m-%dT%H:%M:%SZ"), "-"]
+        requirements = "\n".join([*pins, *self.base])
         try:
-            done = subprocess.run(
-                command, input="\n".join([*pins, *self.base]), capture_output=True, text=True, timeout=300, check=False
+            cached = subprocess.run(
+                [*command, "--offline"], input=requirements, capture_output=True, text=True, timeout=60, check=False
             )
+            if cached.returncode == 0:
+                return True
+            done = subprocess.run(command, input=requirements, capture_output=True, text=True, timeout=300, check=False)
         except (OSError, subprocess.TimeoutExpired) as error:
             note(f"{what}: could not ask uv whether it installs ({error}); kept")
             return True
@@ -381,7 +402,7 @@ class Resolver:
         if "No solution found" not in reason:  # the index was unreachable, or uv failed: no verdict
             note(f"{what}: uv could not check whether it installs, kept: {reason[:300]}")
             return True
-        note(f"{what}: its pins do not install together, the env will fail: {reason[:400]}")
+        note(f"{what}: its pins do not install together, {otherwise}: {reason[:400]}")
         return False
 
 
@@ -473,7 +494,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--wrapt1", nargs="*", default=["langchain"], help="frameworks whose latest env also runs on wrapt 1.x"
     )
     parser.add_argument(
-        "--keep-cutoff", action="store_true", help="keep tox.ini's UV_EXCLUDE_NEWER cutoff instead of moving it to today"
+        "--keep-cutoff",
+        action="store_true",
+        help="keep tox.ini's UV_EXCLUDE_NEWER cutoff instead of moving it to today",
     )
     args = parser.parse_args(argv)
 

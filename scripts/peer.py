@@ -3,7 +3,10 @@
     python scripts/peer.py openai-agents [--only tests/test_x.py ...] [--keep]
 
 For the framework's installed version, the sdist is fetched from the package index
-(`pip download --no-binary`), its tests are run twice with pytest: once as they are,
+(`pip download --no-binary`), or, for a framework whose sdist carries no tests, the tests of its
+repository at the release's tag (`git archive` of a local mirror named by ``HOOKPORT_PEER_MIRRORS``,
+a folder of ``<owner>+<name>/repo`` git directories, else a shallow clone). Its tests are run
+twice with pytest: once as they are,
 once with the adapter installed and a no-op hook on every point (a pass-through
 ``call_next`` on the wrap points; `scripts/peer_plugin/hookport_peer_plugin.py`). Every
 test id whose outcome differs is run again alone in both modes; what still differs is
@@ -18,6 +21,8 @@ its pinned version plus what its tests import.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import io
 import json
 import os
 import subprocess
@@ -44,6 +49,16 @@ class Suite:
     """Paths whose imports need services or packages no offline machine has (never a hidden failure:
     they are left out of both runs alike, and listed in the result)."""
     pytest_args: tuple[str, ...] = ()
+    repository: str | None = None
+    """``owner/name`` of the repository whose tests are used when the sdist carries none."""
+    tag: str | None = None
+    """The tag of the pinned release in that repository (``{version}`` is the installed version)."""
+    files: tuple[str, ...] = ("pyproject.toml",)
+    """Besides the test paths, what the tests read from the repository (pytest's configuration)."""
+    exclude: tuple[str, ...] = ()
+    """Repository paths not taken (recorded HTTP cassettes the chosen tests never replay)."""
+    env: tuple[tuple[str, str], ...] = ()
+    """Environment variables both runs set (a switch the framework's own CI sets on most of its lanes)."""
 
 
 SUITES: dict[str, Suite] = {
@@ -58,6 +73,22 @@ SUITES: dict[str, Suite] = {
     "smolagents": Suite("smolagents", ("tests",), ignore=("tests/test_vision_web_browser.py",)),
     "crewai": Suite("crewai", ("tests/hooks", "tests/agents", "tests/tools")),
     "langchain": Suite("langchain", ("tests/unit_tests/agents",)),
+    "pydantic-ai": Suite(
+        "pydantic-ai-slim",
+        ("tests/test_agent.py", "tests/test_streaming.py", "tests/test_streaming_errors.py",
+         "tests/test_capabilities.py", "tests/test_capability_process_event_stream.py",
+         "tests/test_capability_stream_teardown.py", "tests/test_tools.py", "tests/test_toolsets.py",
+         "tests/test_run_cancellation.py", "tests/test_usage_limits.py", "tests/test_history_processor.py",
+         "tests/test_concurrency.py", "tests/test_tool_availability.py", "tests/models/test_fallback.py",
+         "tests/models/test_model_function.py", "tests/models/test_model_test.py",
+         "tests/models/test_stream_close.py", "tests/models/test_streamed_continuation.py",
+         "tests/models/test_continuation_stream.py"),
+        pytest_args=("-p", "no:randomly", "-p", "no:xdist", "-p", "no:asyncio"),
+        repository="pydantic/pydantic-ai",
+        tag="v{version}",
+        env=(("BLOCKBUSTER_ENABLED", "false"),),  # its blocking-call detector, off on most of its CI lanes
+        exclude=("tests/**/cassettes/**", "tests/evals/**", "tests/realtime/**"),
+    ),
 }
 
 
@@ -75,9 +106,33 @@ def fetch_sdist(distribution: str, version: str, into: Path) -> Path:
     return unpacked[0]
 
 
+def fetch_repository(suite: Suite, version: str, into: Path) -> Path:
+    """The tests of `suite`'s repository at the release's tag (taken once into `into`)."""
+    assert suite.repository is not None and suite.tag is not None
+    source = into / "repository"
+    if source.is_dir():
+        return source
+    tag = suite.tag.format(version=version)
+    owner_name = suite.repository.replace("/", "+")
+    mirrors = os.environ.get("HOOKPORT_PEER_MIRRORS")
+    git_dir = Path(mirrors) / owner_name / "repo" if mirrors else into / "clone"
+    if not git_dir.is_dir():
+        subprocess.run(["git", "clone", "--bare", "--depth", "1", "--branch", tag,
+                        f"https://github.com/{suite.repository}.git", str(git_dir)], check=True)
+    wanted = ["tests", *suite.files, *(f":(exclude,glob){path}" for path in suite.exclude)]
+    source.mkdir(parents=True)
+    archive = subprocess.run(["git", "--git-dir", str(git_dir), "archive", "--format=tar", tag, "--", *wanted],
+                             check=True, stdout=subprocess.PIPE).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(source, filter="data")
+    return source
+
+
 def run_pytest(source: Path, suite: Suite, mode: str, framework: str, report: Path, ids: list[str] | None = None) -> None:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PLUGIN_DIR), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, **dict(suite.env),
+           "PYTHONPATH": os.pathsep.join([str(PLUGIN_DIR), os.environ.get("PYTHONPATH", "")])}
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors",
+            f"--rootdir={source}", *_own_config(source),
             f"--junitxml={report}", "-o", "junit_family=xunit1", *suite.pytest_args]
     if mode == "hooked":
         env["HOOKPORT_PEER_ADAPTER"] = framework
@@ -85,6 +140,19 @@ def run_pytest(source: Path, suite: Suite, mode: str, framework: str, report: Pa
     args += [f"--ignore={p}" for p in suite.ignore]
     args += ids if ids else list(suite.paths)
     subprocess.run(args, cwd=source, env=env, check=False, stdout=subprocess.DEVNULL if ids else None)
+
+
+def _own_config(source: Path) -> list[str]:
+    """The framework's own pytest configuration, or an empty one where it ships none (never the
+    configuration of a checkout the source sits in: hookport's own, under .tox/)."""
+    for name, marker in (("pytest.ini", ""), ("pyproject.toml", "[tool.pytest"), ("tox.ini", "[pytest]"),
+                         ("setup.cfg", "[tool:pytest]")):
+        candidate = source / name
+        if candidate.is_file() and marker in candidate.read_text(errors="replace"):
+            return ["-c", str(candidate)]
+    empty = source.parent / "peer-empty-pytest.ini"
+    empty.write_text("[pytest]\n")
+    return ["-c", str(empty)]
 
 
 def outcomes(report: Path) -> dict[str, str]:
@@ -95,8 +163,11 @@ def outcomes(report: Path) -> dict[str, str]:
     for case in ET.parse(report).getroot().iter("testcase"):
         if not case.get("classname"):  # pytest's own error (a crash, an internal error), not a test
             continue
-        path = (case.get("file") or case.get("classname", "").replace(".", "/") + ".py")
-        test_id = f"{path}::{case.get('name')}"
+        classname = case.get("classname", "")
+        path = case.get("file") or classname.replace(".", "/") + ".py"
+        module = path[:-3].replace("/", ".") if path.endswith(".py") else path
+        owner = classname[len(module) + 1:] if classname.startswith(module + ".") else ""  # a test class
+        test_id = f"{path}::{owner + '::' if owner else ''}{case.get('name')}"
         kinds = {child.tag for child in case}
         found[test_id] = ("failed" if "failure" in kinds else "error" if "error" in kinds
                           else "skipped" if "skipped" in kinds else "passed")
@@ -121,10 +192,13 @@ def main() -> int:
     options = parser.parse_args()
     suite = SUITES[options.framework]
     if options.only:
-        suite = Suite(suite.distribution, tuple(options.only), suite.ignore, suite.pytest_args)
+        suite = dataclasses.replace(suite, paths=tuple(options.only))
     version = metadata.version(suite.distribution)
     work = ROOT / ".tox" / "peer" / f"{suite.distribution}-{version}"
-    source = fetch_sdist(suite.distribution, version, work / "sdist")
+    if suite.repository:
+        source = fetch_repository(suite, version, work)
+    else:
+        source = fetch_sdist(suite.distribution, version, work / "sdist")
     reports = work / "reports"
     reports.mkdir(parents=True, exist_ok=True)
 

@@ -16,6 +16,7 @@ import argparse
 import configparser
 import datetime as dt
 import json
+import os
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -27,6 +28,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = "make matrix"
 NOT_OFFERED_PREFIX = "not offered by"
+SKIPPED_PREFIX = "# skipped: "
+"""How scripts/gen_tox.py writes what it left out into tox.ini."""
 
 GROUPS: dict[str, str] = {
     "model": "model pre/post",
@@ -39,6 +42,15 @@ GROUPS: dict[str, str] = {
     "batch": "batch",
     "filters": "filters",
     "engine": "engine semantics",
+    "asynchooks": "async hooks",
+    "wrap": "wrap hooks",
+    "reentry": "re-entrancy",
+    "refusal": "refusal seen by post",
+    "durations": "durations",
+    "turns": "turns",
+    "output": "output redaction",
+    "layered": "layered with an SDK",
+    "middleware": "LangChain middleware dialect",
     "lifecycle": "install lifecycle",
     "defence": "deny guarantee",
     "fields": "same fields",
@@ -156,6 +168,30 @@ class EnvResult:
     groups: dict[str, GroupResult] = field(default_factory=dict)
     scenarios: dict[str, Scenario] = field(default_factory=dict)
     freeze: list[str] = field(default_factory=list)
+    code_digest: str | None = None
+    """What the env ran (scripts/matrix.py): the adapter package, the engine and the tests it ran."""
+    env_digest: str | None = None
+    """The env's definition in tox.ini (pins, deps, Python, command) when it ran."""
+    dependency_cutoff: str | None = None
+    """tox.ini's UV_EXCLUDE_NEWER when it ran."""
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EnvResult:
+        """An env of compat.json back as an `EnvResult` (unknown keys ignored, so older files load)."""
+        fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        fields["groups"] = {
+            k: GroupResult(**{f: v for f, v in g.items() if f != "total"}) for k, g in data.get("groups", {}).items()
+        }
+        fields["scenarios"] = {k: Scenario(**v) for k, v in data.get("scenarios", {}).items()}
+        return cls(**fields)
+
+    @property
+    def has_result(self) -> bool:
+        return self.status != "not run"
+
+    @property
+    def clean(self) -> bool:
+        return self.status == "ran" and not self.totals.get("failed") and not self.detail
 
 
 def classify(classname: str, name: str, framework: str | None) -> tuple[str, str]:
@@ -325,215 +361,24 @@ def env_order(env: EnvResult) -> tuple[Any, ...]:
     return (env.framework or "", release(env.version or pinned), env.env)
 
 
-def cell(group: GroupResult | None) -> str:
-    if group is None:
-        return "—"
-    if group.result == "failed":
-        return f"❌ {group.failed} of {group.total} failed"
-    if group.result == "not offered":
-        return "➖ not offered"
-    if group.result == "skipped":
-        return "⏭ skipped"
-    text = f"✅ {group.passed}"
-    if group.not_offered:
-        text += f" · ➖ {group.not_offered}"
-    if group.skipped:
-        text += f" · ⏭ {group.skipped}"
-    return text
-
-
-def verdict(env: EnvResult) -> str:
-    if env.status != "ran":
-        return f"**{env.status}**" + (f": {env.detail}" if env.detail else "")
-    if env.totals.get("failed") or env.detail:
-        return f"❌ {env.totals.get('failed', 0)} failed" + (f" ({env.detail})" if env.detail else "")
-    return f"✅ {env.totals.get('passed', 0)} passed"
-
-
-def version_text(env: EnvResult) -> str:
-    pinned = env.pinned.get(env.distribution or "") if env.distribution else next(iter(env.pinned.values()), None)
-    if env.version is None:
-        return f"{pinned} (pinned)" if pinned else "?"
-    if pinned and env.version != pinned:
-        return f"{env.version} (pinned {pinned})"
-    return env.version
-
-
-def python_text(env: EnvResult) -> str:
-    """The Python the env really ran on; before it ran, the one it asks for."""
-    if env.python:
-        return env.python
-    return f"{env.declared_python} (declared)" if env.declared_python else "?"
-
-
-def python_section(envs: Sequence[EnvResult]) -> list[str]:
-    """One row per framework (and the engine), one column per Python: the -py3XX twins' verdicts."""
-    twins = [e for e in envs if e.declared_python]
-    if not twins:
-        return []
-    pythons = sorted({e.declared_python for e in twins if e.declared_python}, key=release)
-    rows: dict[str, dict[str, EnvResult]] = {}
-    for env in twins:
-        rows.setdefault(env.framework or "engine", {})[env.declared_python or ""] = env
-    lines = [
-        "",
-        "## Python versions",
-        "",
-        "The engine and each framework's newest tested release that installs on that Python "
-        "(tox envs `*-py3XX`); the cell names the version tested and the Python it really ran on.",
-        "",
-        "| | " + " | ".join(f"Python {p}" for p in pythons) + " |",
-        "|---|" + "---|" * len(pythons),
-    ]
-    for name in sorted(rows, key=lambda n: (n != "engine", n)):
-        cells = []
-        for python in pythons:
-            env = rows[name].get(python)
-            if env is None:
-                cells.append("—")
-                continue
-            what = "" if name == "engine" else f"{version_text(env)}: "
-            ran_on = f" (ran on {env.python})" if env.python and not env.python.startswith(python) else ""
-            cells.append(table_cell(f"{what}{verdict(env)}{ran_on}"))
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    return lines
-
-
-def companions(env: EnvResult) -> str:
-    others = {
-        name: version
-        for name, version in env.packages.items()
-        if name not in ALWAYS_RECORDED and name != env.distribution and version
-    }
-    if not others and env.version is None:
-        others = {n: f"{v} (pinned)" for n, v in env.pinned.items() if n != env.distribution}
-    return ", ".join(f"{n} {v}" for n, v in sorted(others.items())) or "—"
-
-
-def columns(envs: Sequence[EnvResult]) -> list[str]:
-    seen = {g for env in envs for g in env.groups}
-    return [g for g in GROUPS if g in seen or g in list(GROUPS)[:11]] + sorted(seen - set(GROUPS))
-
-
-def table_cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
-
-
-def render_markdown(envs: Sequence[EnvResult], generated: str, cutoff: str | None) -> str:
-    frameworks = [e for e in envs if e.framework]
-    engine = [e for e in envs if not e.framework]
-    groups = columns(frameworks)
-    lines = [
-        "# hookport compatibility matrix",
-        "",
-        f"<!-- generated by `{COMMAND}` (scripts/render_matrix.py); do not edit by hand -->",
-        (
-            f"Generated by `{COMMAND}` (`scripts/render_matrix.py`) on {generated} from the tox results; "
-            "do not edit by hand. How to read it, add a version or run one env: "
-            "[docs/compatibility.md](docs/compatibility.md). Machine-readable: [compat.json](compat.json)."
-        ),
-        "",
-        (
-            "Each row is one tox env, pinned to that exact release; the versions shown are the ones "
-            "read inside the env while the tests ran. Cells count conformance scenarios: "
-            "✅ n passed · ❌ failed (a failure is never hidden) · ➖ not offered by the framework "
-            "(it has no such moment) · ⏭ skipped for another reason · — no scenario in that group."
-        ),
-        "",
-        f"Dependencies were resolved as of {cutoff} (`UV_EXCLUDE_NEWER`, the supply-chain cooldown)."
-        if cutoff
-        else "No dependency cutoff was set.",
-        "",
-        "## Frameworks",
-        "",
-    ]
-    header = [
-        "framework",
-        "version",
-        "with",
-        "python",
-        "wrapt",
-        "run on",
-        *(GROUPS.get(g, g) for g in groups),
-        "result",
-        "tox env",
-    ]
-    lines.append("| " + " | ".join(header) + " |")
-    lines.append("|" + "---|" * len(header))
-    for env in frameworks:
-        row = [
-            env.framework or "",
-            f"{env.distribution or env.framework} {version_text(env)}",
-            companions(env),
-            python_text(env),
-            env.wrapt or "?",
-            (env.date or "")[:10] or "—",
-        ]
-        if env.status == "ran":
-            row += [cell(env.groups.get(g)) for g in groups]
-        else:
-            row += [env.status] * len(groups)
-        row += [verdict(env), f"`{env.env}`"]
-        lines.append("| " + " | ".join(map(table_cell, row)) + " |")
-    if not frameworks:
-        lines.append("| (no framework envs in tox.ini) |" + " |" * (len(header) - 1))
-    if engine:
-        lines += [
-            "",
-            "## Engine alone (no framework)",
-            "",
-            "| env | python | wrapt | run on | result |",
-            "|---|---|---|---|---|",
-        ]
-        for env in engine:
-            date = (env.date or "")[:10] or "—"
-            lines.append(
-                f"| {env.env} | {python_text(env)} | {env.wrapt or '?'} | {date} | {table_cell(verdict(env))} |"
-            )
-    lines += python_section(envs)
-    lines += detail_sections(frameworks)
-    return "\n".join(lines) + "\n"
-
-
-def detail_sections(envs: Sequence[EnvResult]) -> list[str]:
-    lines: list[str] = []
-    failures = [(e, k, s) for e in envs for k, s in sorted(e.scenarios.items()) if s.result == "failed"]
-    if failures:
-        lines += ["", "## Failures", ""]
-        lines += [f"- `{e.env}` {k}: {s.reason or 'failed'}" for e, k, s in failures]
-    reasons: dict[tuple[str, str, str], list[str]] = {}
-    for env in envs:
-        for key, scenario in env.scenarios.items():
-            if scenario.result in ("not offered", "skipped"):
-                text = (scenario.reason or "").removeprefix(f"{NOT_OFFERED_PREFIX} {env.framework}: ")
-                where = reasons.setdefault((env.framework or "", key, f"{scenario.result}: {text}"), [])
-                where.append(env.env.removeprefix(f"{env.framework}-"))
-    if reasons:
-        lines += ["", "## Not offered and skipped", ""]
-        everywhere = {fw: sum(e.framework == fw and e.status == "ran" for e in envs) for fw, _, _ in reasons}
-        for (fw, key, why), versions in sorted(reasons.items()):
-            scope = "" if len(versions) == everywhere[fw] else f" ({', '.join(versions)})"
-            lines.append(f"- {fw} {key}{scope}: {why}")
-    return lines
+def load_results(compat_json: Path) -> dict[str, EnvResult]:
+    """The envs of an existing compat.json by name; empty when there is none (or it does not parse)."""
+    try:
+        envs = json.loads(compat_json.read_text(encoding="utf-8")).get("envs", [])
+    except (OSError, ValueError):
+        return {}
+    return {e["env"]: EnvResult.from_dict(e) for e in envs if e.get("env")}
 
 
 def keep_previous(envs: list[EnvResult], previous_json: Path) -> list[EnvResult]:
     """Envs that did not run now keep the result they had in the previous compat.json (still declared ones)."""
-    try:
-        previous = {e["env"]: e for e in json.loads(previous_json.read_text(encoding="utf-8")).get("envs", [])}
-    except (OSError, ValueError):
-        return envs
+    previous = load_results(previous_json)
     kept = []
     for env in envs:
         old = previous.get(env.env)
-        if env.status == "not run" and old and old.get("status") != "not run":
-            fields = {k: v for k, v in old.items() if k in EnvResult.__dataclass_fields__}
-            fields["groups"] = {
-                k: GroupResult(**{f: v for f, v in g.items() if f != "total"}) for k, g in old.get("groups", {}).items()
-            }
-            fields["scenarios"] = {k: Scenario(**v) for k, v in old.get("scenarios", {}).items()}
-            fields["labels"], fields["declared_python"] = env.labels, env.declared_python
-            env = EnvResult(**fields)
+        if not env.has_result and old and old.has_result:
+            old.labels, old.declared_python = env.labels, env.declared_python
+            env = old
         kept.append(env)
     return kept
 
@@ -555,6 +400,37 @@ def to_json(envs: Sequence[EnvResult], generated: str, cutoff: str | None) -> di
     }
 
 
+def skipped_lines(tox_ini: Path) -> list[str]:
+    """What scripts/gen_tox.py left out, and why (its ``# skipped:`` lines in tox.ini)."""
+    try:
+        text = tox_ini.read_text(encoding="utf-8")
+    except OSError:
+        return []
+    return [line.removeprefix(SKIPPED_PREFIX) for line in text.splitlines() if line.startswith(SKIPPED_PREFIX)]
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write via a temporary file and a rename: an interrupted run never leaves half a compat.json."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def write_files(envs: Sequence[EnvResult], json_path: Path, markdown_path: Path, tox_ini: Path) -> None:
+    """compat.json and compat-matrix.md from `envs`, in the matrix's order."""
+    from matrix_markdown import render_markdown
+
+    envs = sorted(envs, key=env_order)
+    cutoff = dependency_cutoff(read_tox_ini(tox_ini))
+    generated = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    write_atomically(json_path, json.dumps(to_json(envs, generated, cutoff), indent=2) + "\n")
+    write_atomically(markdown_path, render_markdown(envs, generated, cutoff, skipped_lines(tox_ini)))
+
+
+def not_clean(envs: Iterable[EnvResult]) -> list[str]:
+    return [e.env for e in envs if not e.clean]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tox-ini", type=Path, default=ROOT / "tox.ini")
@@ -567,22 +443,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="for envs with no result here, keep their rows from the existing compat.json (a partial run)",
     )
+    parser.add_argument("--rerender", action="store_true", help="re-render compat-matrix.md from compat.json alone")
     args = parser.parse_args(argv)
 
-    tox_result = args.tox_result or args.results / "tox-result.json"
-    tox_runs = tox_outcomes(tox_result, args.results)
-    tox_ini = read_tox_ini(args.tox_ini)
-    cutoff = dependency_cutoff(tox_ini)
-    envs = [env_result(d, args.results, tox_runs) for d in declared_envs(tox_ini)]
-    if args.keep_previous:
-        envs = keep_previous(envs, args.json)
-    envs = sorted(envs, key=env_order)
-    generated = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    args.json.write_text(json.dumps(to_json(envs, generated, cutoff), indent=2) + "\n", encoding="utf-8")
-    args.markdown.write_text(render_markdown(envs, generated, cutoff), encoding="utf-8")
+    if args.rerender:
+        envs = list(load_results(args.json).values())
+    else:
+        tox_runs = tox_outcomes(args.tox_result or args.results / "tox-result.json", args.results)
+        envs = [env_result(d, args.results, tox_runs) for d in declared_envs(read_tox_ini(args.tox_ini))]
+        if args.keep_previous:
+            envs = keep_previous(envs, args.json)
+    write_files(envs, args.json, args.markdown, args.tox_ini)
     ran = sum(e.status == "ran" for e in envs)
-    failed = [e.env for e in envs if e.status != "ran" or e.totals.get("failed") or e.detail]
-    print(f"render_matrix: {len(envs)} envs, {ran} ran; not clean: {', '.join(failed) or 'none'}", file=sys.stderr)
+    print(
+        f"render_matrix: {len(envs)} envs, {ran} ran; not clean: {', '.join(not_clean(envs)) or 'none'}",
+        file=sys.stderr,
+    )
     print(f"render_matrix: wrote {args.markdown.name} and {args.json.name}", file=sys.stderr)
     return 0
 

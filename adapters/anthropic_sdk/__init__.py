@@ -63,7 +63,7 @@ class AnthropicAdapter(Adapter):
     distribution: ClassVar[str] = "anthropic"
     extra: ClassVar[str] = "anthropic"
     supported: ClassVar[str] = ">=1.0,<3"
-    test_versions: ClassVar[tuple[str, ...]] = ("1.17.0", "2.0.0", "2.14.0")
+    test_versions: ClassVar[tuple[str, ...]] = ("1.17.0", "2.0.0", "2.14.0", "2.15.0")
     not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset(
         {P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END, P.PRE_STEP, P.POST_STEP}
     )

@@ -90,6 +90,14 @@ LLM_RESPONSE_IMPORTERS = (
 )
 """Modules that import ``get_llm_response`` by name (which ones exist depends on the release)."""
 
+REACT_TOOL_IMPORTERS = (
+    "crewai.agents.crew_agent_executor",
+    "crewai.agents.agent_executor",
+    "crewai.experimental.agent_executor",
+    "crewai.lite_agent",
+)
+"""Modules that import the ReAct loop's tool call, ``execute_tool_and_check_finality``, by name."""
+
 
 def _flow_module() -> str:
     """The Flow engine moved from ``crewai.flow.flow`` to ``crewai.flow.runtime`` in 1.15."""
@@ -155,7 +163,7 @@ class CrewAIAdapter(Adapter):
         targets = [Target("crewai.agent.core", "Agent.execute_task", refuse, ALL_POINTS)]
         if _source_has("agent/core.py", "async def aexecute_task("):
             targets.append(Target("crewai.agent.core", "Agent.aexecute_task", refuse, ALL_POINTS, mode="async"))
-        agent_entry = agent_turn(entry_point(execution="own" if native else None))
+        agent_entry = agent_turn(entry_point(execution="own"))  # crewai dispatches no boundary for it
         if _source_has("agent/core.py", "    def kickoff("):
             targets.append(Target("crewai.agent.core", "Agent.kickoff", agent_entry, ALL_POINTS))
         if _source_has("agent/core.py", "    async def kickoff_async("):
@@ -255,6 +263,14 @@ class CrewAIAdapter(Adapter):
                 Target("crewai.task", "Task.execute_async", _runs.task_execute_async, ALL_POINTS),
                 Target("crewai.task", "Task._execute_task_async", _runs.task_execute_in_thread, ALL_POINTS),
             ]
+        tool = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL)
+        for module in REACT_TOOL_IMPORTERS:
+            relative = _module_file(module)
+            if _source_matches(relative, r"\bexecute_tool_and_check_finality\b"):
+                targets.append(Target(module, "execute_tool_and_check_finality", _legacy.react_tool_site, tool))
+            if _source_matches(relative, r"\baexecute_tool_and_check_finality\b"):
+                targets.append(Target(module, "aexecute_tool_and_check_finality", _legacy.areact_tool_site, tool,
+                                      mode="async"))
         return targets + self._call_targets() + self._abort_targets(native=False)
 
     # -- lifecycle ----------------------------------------------------------------------------

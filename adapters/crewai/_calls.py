@@ -422,22 +422,29 @@ def _mark_crewai_refusal(ctx: ToolCallHookContext, native: Any, result: Any) -> 
         ctx.refusal = HookAborted("before_tool_call hook returned False", source="crewai")
 
 
-def post_after_refusal(native: Any, refusal: HookAborted | None = None) -> None:
+def post_after_refusal(native: Any, refusal: HookAborted | None = None) -> str | None:
     """POST_TOOL_CALL for a refusal on a call site whose crewai release runs no after-hooks
-    then (the legacy ReAct path); the refusal text itself is crewai's and is not replaced."""
+    then (the legacy ReAct path). Returns the text the model is to read instead of crewai's
+    sentence (hookport's refusal carries its reason; a POST hook may replace it), or None to
+    leave crewai's; the ReAct site's wrapper (`_legacy.react_tool_site`) puts it in place."""
     call = _call_for(native)
     _pending.set(None)
+    ours = call is not None and call.ctx.refused
+    text = call.ctx.tool_result if ours and isinstance(call.ctx.tool_result, str) else \
+        BLOCKED.format(name=getattr(native, "tool_name", ""))
     if not has_hooks(P.POST_TOOL_CALL):
-        return
-    text = BLOCKED.format(name=getattr(native, "tool_name", ""))
-    if call is not None and call.ctx.refused:
-        ctx = call.ctx
+        return text if ours else None
+    if ours:
+        ctx = call.ctx  # type: ignore[union-attr]
     else:
         ctx = tool_context_from_native(native)
         _refuse(ctx, refusal or HookAborted("before_tool_call hook returned False", source="crewai"),
                 getattr(native, "tool_name", ""))
     ctx.tool_result = ctx.raw_tool_result = text
-    run_chain(P.POST_TOOL_CALL, ctx)
+    ctx = run_chain(P.POST_TOOL_CALL, ctx)
+    if isinstance(ctx.tool_result, str) and (ours or ctx.tool_result != text):
+        return ctx.tool_result
+    return None
 
 
 def _claim(instance: Any) -> _ToolCall | None:

@@ -18,10 +18,12 @@ These releases have only the four legacy hook families. hookport attaches:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import sys
 from collections.abc import Callable
+from contextvars import ContextVar
 from time import perf_counter
 from typing import Any
 
@@ -128,11 +130,23 @@ _REACT_TOOL_SITES = frozenset({"execute_tool_and_check_finality", "aexecute_tool
 """The legacy ReAct tool sites: they return a refusal without running the after-tool hooks."""
 
 
+_react_refusal: ContextVar[list[str | None] | None] = ContextVar("hookport_crewai_react_refusal", default=None)
+"""While a ReAct tool site runs: the refusal text the model is to read instead of crewai's sentence."""
+
+
+def _refused_on_react_site(native: Any) -> None:
+    """A refusal on a ReAct site: POST_TOOL_CALL, and the text the site's result is to carry."""
+    text = post_after_refusal(native)
+    box = _react_refusal.get()
+    if box is not None:
+        box[0] = text
+
+
 def _pre_tool_bridge(native: Any) -> Any:
     """Returns False to refuse: crewai answers "Tool execution blocked by hook. Tool: <name>"."""
     verdict = pre_tool(native)
     if verdict is False and sys._getframe(1).f_code.co_name in _REACT_TOOL_SITES:
-        post_after_refusal(native)
+        _refused_on_react_site(native)
     return verdict
 
 
@@ -144,10 +158,51 @@ def _watch_refusal(hook: Callable[[Any], Any]) -> Callable[[Any], Any]:
     def watched(native: Any) -> Any:
         verdict = hook(native)
         if verdict is False and sys._getframe(1).f_code.co_name in _REACT_TOOL_SITES:
-            post_after_refusal(native)
+            _refused_on_react_site(native)
         return verdict
 
     return watched
+
+
+def react_tool_site(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``execute_tool_and_check_finality(...) -> ToolResult`` (the ReAct loop's tool call): crewai
+    answers a refusal with its own sentence before any after-hook runs, so the result the model
+    reads is made to carry hookport's (the reason, or what a POST hook left)."""
+    if not tool_points_active():
+        return wrapped(*args, **kwargs)
+    box: list[str | None] = [None]
+    token = _react_refusal.set(box)
+    try:
+        result = wrapped(*args, **kwargs)
+    finally:
+        _react_refusal.reset(token)
+    return _carrying(result, box[0])
+
+
+async def areact_tool_site(wrapped: Wrapped, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """`react_tool_site` for ``aexecute_tool_and_check_finality``."""
+    if not tool_points_active():
+        return await wrapped(*args, **kwargs)
+    box: list[str | None] = [None]
+    token = _react_refusal.set(box)
+    try:
+        result = await wrapped(*args, **kwargs)
+    finally:
+        _react_refusal.reset(token)
+    return _carrying(result, box[0])
+
+
+def _carrying(result: Any, text: str | None) -> Any:
+    """crewai's ``ToolResult`` for a refused call, with `text` as what the model reads."""
+    if text is None or not isinstance(getattr(result, "result", None), str):
+        return result
+    if not result.result.startswith("Tool execution blocked by hook."):
+        return result
+    try:
+        return dataclasses.replace(result, result=text)
+    except TypeError:  # not a dataclass on this release
+        result.result = text
+        return result
 
 
 _pre_tool_bridge.__name__ = "hookport_pre_tool_call"

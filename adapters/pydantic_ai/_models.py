@@ -11,18 +11,19 @@ own ``request`` / ``request_stream``, once per request:
 - wrap hooks sit around the real call (a retry re-issues it, a cache answers instead);
 - POST hooks see the answer's text; a returned string replaces the text parts.
 
-Streaming (``run_stream``): PRE runs before the stream opens and POST after its last
-event. In the default passthrough mode the consumer sees the model's events as they
-come, so a POST replacement changes the answer kept in the run's history but not the
-text already streamed; with `buffered_streaming()` (or any wrap hook registered) the
-stream is drained first and the final answer is replayed, so replacements and retries
-reach the consumer.
+Streaming (``run_stream``): the consumer reads the model's own `StreamedResponse`, as
+it comes. PRE runs before the stream opens, POST once the consumer is done with it; a
+POST replacement is what the stream's ``get()`` gives from then on (the run's history and
+output), while the text already streamed shows the model's. With wrap hooks the stream
+stays a stream (`_live`): a wrap hook that passes the call through changes nothing the
+consumer receives. `buffered_streaming()` (asked for by the user) drains the request first
+and replays the final answer, so replacements and retries reach the streamed text too.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -38,6 +39,7 @@ from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import has_hooks
 
 from hookport.adapters.pydantic_ai._messages import Conversation, response_text, with_text
+from hookport.adapters.pydantic_ai._live import answer_with, drained, live_stream
 from hookport.adapters.pydantic_ai._state import stream_mode
 
 P = InterceptionPoint
@@ -123,31 +125,45 @@ class HookedModel(WrapperModel):
             return
         conversation = Conversation(messages)
         ctx = self._context(conversation, streamed=True)
-        if stream_mode() == "buffered" or has_hooks(ExtensionPoint.WRAP_MODEL_CALL):
-            async def drain(c: LLMCallHookContext) -> ModelResponse:
-                async with self.wrapped.request_stream(conversation.rebuilt(c.messages), model_settings,
-                                                       model_request_parameters, run_context) as stream:
-                    async for _event in stream:
-                        pass
-                return stream.get()
 
-            answer = await amodel_call(ctx, drain, SHAPE)
-            yield _replay(answer, messages, model_request_parameters)
-            return
-        await adispatch(P.PRE_MODEL_CALL, ctx)
-        started = time.perf_counter()
-        with MODEL_LAYER.hold():
-            async with self.wrapped.request_stream(conversation.rebuilt(ctx.messages), model_settings,
-                                                   model_request_parameters, run_context) as stream:
+        def open_stream(c: LLMCallHookContext) -> Any:
+            return self.wrapped.request_stream(conversation.rebuilt(c.messages), model_settings,
+                                               model_request_parameters, run_context)
+
+        def replay(answer: ModelResponse) -> StreamedResponse:
+            return _replay(answer, messages, model_request_parameters)
+
+        if stream_mode() == "buffered":
+            answer = await amodel_call(ctx, lambda c: drained(open_stream(c)), SHAPE)
+            yield replay(answer)
+        elif has_hooks(ExtensionPoint.WRAP_MODEL_CALL):
+            async with live_stream(ctx, open_stream, replay, SHAPE) as stream:
                 yield stream
-        ctx.duration_ms = (time.perf_counter() - started) * 1000.0
-        ctx.response = response_text(stream.get())
-        ctx.metadata["original_response"] = ctx.response
-        await adispatch(P.POST_MODEL_CALL, ctx)
+        else:
+            async with _observed_stream(ctx, open_stream) as stream:
+                yield stream
+
+
+@asynccontextmanager
+async def _observed_stream(ctx: LLMCallHookContext, open_stream: Callable[[LLMCallHookContext], Any]) -> AsyncIterator[StreamedResponse]:
+    """PRE, the model's own stream handed on as it is, POST once the consumer is done with it."""
+    await adispatch(P.PRE_MODEL_CALL, ctx)
+    started = time.perf_counter()
+    with MODEL_LAYER.hold():
+        async with open_stream(ctx) as stream:
+            yield stream
+    ctx.duration_ms = (time.perf_counter() - started) * 1000.0
+    streamed = stream.get()
+    ctx.response = response_text(streamed)
+    ctx.metadata["original_response"] = ctx.response
+    await adispatch(P.POST_MODEL_CALL, ctx)
+    if ctx.response is not None and ctx.response != ctx.metadata["original_response"]:
+        answer_with(stream, SHAPE.replace(streamed, ctx.response))
 
 
 def _replay(answer: ModelResponse, messages: list[ModelMessage], parameters: ModelRequestParameters) -> StreamedResponse:
-    """A stream that plays back a finished answer (buffered mode)."""
+    """A stream that plays back a finished answer (buffered mode; a wrap hook that answered without
+    streaming the model)."""
     replay = TestStreamedResponse(
         model_request_parameters=parameters,
         _model_name=answer.model_name or "hookport-buffered",

@@ -3,10 +3,11 @@
 - ``Agent.stream_async`` is every run: ``agent(...)`` drives ``invoke_async`` on Strands'
   thread (with a copy of the caller's context), and ``invoke_async`` drains
   ``stream_async``. The outermost run is the execution: START/INPUT before the first
-  event (INPUT may replace a text prompt), OUTPUT/END when the event stream is drained
-  (an OUTPUT replacement reaches the caller as a copy of the ``{"result": AgentResult}``
-  event; ``agent.messages`` keeps what the model said), END(failed) when it raises or the
-  caller closes it. A ``HookAborted`` that Strands wrapped in its ``EventLoopException``
+  event (INPUT may replace a text prompt), OUTPUT/END at the run's ``{"result": AgentResult}``
+  event, before it is passed on (a replacement reaches the caller as a copy of that event;
+  ``agent.messages`` keeps what the model said), while Strands' state is still the run's:
+  an agent used as a tool reads its cancel signal as it takes that event, and Strands clears
+  it once ``stream_async`` ends. END(failed) when the run raises or the caller closes it. A ``HookAborted`` that Strands wrapped in its ``EventLoopException``
   leaves the run as itself.
 - Every ``stream_async`` (an agent used as a tool of another too) is one agent turn
   (AGENT_TURN_START / AGENT_TURN_END, named by the agent's ``name``).
@@ -86,8 +87,7 @@ async def _run(wrapped: Any, agent: Any, args: tuple[Any, ...], kwargs: dict[str
     with entered(run):
         await boundary.apre_step(FRAMEWORK, boundary.AGENT_TURN, name, _prompt(args, kwargs),
                                  point=boundary.TURN_START, **fields)
-    hold = run is not None and any(has_hooks(p) for p in _END_POINTS)
-    held: Any = None
+    ended = False
     events = wrapped(*args, **kwargs)
     try:
         while True:
@@ -96,19 +96,16 @@ async def _run(wrapped: Any, agent: Any, args: tuple[Any, ...], kwargs: dict[str
                     event = await events.__anext__()
                 except StopAsyncIteration:
                     break
-            if _is_result(event):
-                held = event
-                if hold:
-                    continue
+            if not ended and _is_result(event):
+                # the run ends at its result event, while Strands' own state is still the run's (the cancel
+                # signal an agent-as-tool reads next is cleared once stream_async ends)
+                ended = True
+                event = await _end(run, name, fields, turn_started, event)
             yield event
-        result = held.get("result") if held is not None else None
-        with entered(run):
-            await boundary.apost_step(FRAMEWORK, boundary.AGENT_TURN, name, result, started=turn_started,
-                                      point=boundary.TURN_END, **fields)
-            if run is not None:
-                final = await run.asucceed(result)
-                if hold:
-                    yield _as_result_event(final, held)
+        if not ended:  # a stream with no result event
+            final = await _end(run, name, fields, turn_started, None)
+            if final is not None:
+                yield final
     except GeneratorExit:
         with entered(run):
             await events.aclose()
@@ -123,6 +120,21 @@ async def _run(wrapped: Any, agent: Any, args: tuple[Any, ...], kwargs: dict[str
         if _unwrapped(error) is not error:
             raise _unwrapped(error) from None
         raise
+
+
+async def _end(run: Execution | None, name: Any, fields: dict[str, Any], started: float, held: Any) -> Any:
+    """AGENT_TURN_END, then OUTPUT / END for an execution: the result event the caller gets (a replaced
+    result becomes a copy of the event), or None for a stream without one and nothing to end."""
+    result = held.get("result") if held is not None else None
+    with entered(run):
+        await boundary.apost_step(FRAMEWORK, boundary.AGENT_TURN, name, result, started=started,
+                                  point=boundary.TURN_END, **fields)
+        if run is None:
+            return held
+        final = await run.asucceed(result)
+    if held is None and not any(has_hooks(p) for p in _END_POINTS):
+        return None
+    return _as_result_event(final, held)
 
 
 def _unwrapped(error: BaseException) -> BaseException:

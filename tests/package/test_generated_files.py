@@ -48,7 +48,8 @@ def test_compat_workflow_has_a_job_per_matrix_env() -> None:
     text = (ROOT / ".github" / "workflows" / "compat.yml").read_text(encoding="utf-8")
     matrix = [name for name, section in tox_envs().items() if "matrix" in section.get("labels", "")]
     assert matrix and all(f'{{env: "{name}",' in text for name in matrix)
-    assert "workflow_dispatch" in text and "schedule" in text and "render_matrix.py" in text
+    assert "workflow_dispatch" in text and "schedule" in text and "scripts/matrix.py --merge" in text
+    assert "create-pull-request" in text and "pull-requests: write" in text  # the weekly diff becomes a PR
 
 
 def test_every_declared_version_has_an_env_or_a_recorded_reason() -> None:
@@ -92,3 +93,27 @@ def test_requires_python_matches_the_matrix() -> None:
     assert f'requires-python = ">={gen_tox.PYTHONS[0]}"' in text
     for python in gen_tox.PYTHONS:
         assert f"Programming Language :: Python :: {python}" in text
+
+
+class FakeResolver:
+    """Answers like uv would for a framework whose newest release needs Python 3.11 and langchain 1.x 3.11 too."""
+
+    def check(self, what: str, pins, python: str | None = None, otherwise: str = "") -> bool:
+        needs_311 = any(p in ("fw==2.0.0", "langchain==1.5.2") for p in pins)
+        return not (needs_311 and python == "3.10")
+
+
+def test_each_python_twin_runs_the_same_suites_as_the_env_it_doubles_where_that_installs() -> None:
+    decl = gen_tox.Declaration("fw", "fw", ">=1,<3", ("1.0.0", "2.0.0"))
+    skipped: list[str] = []
+    envs = gen_tox.plan_envs(
+        [decl], None, gen_tox.cooldown_cutoff(gen_tox.dt.datetime.now(), 0), [], FakeResolver(), skipped=skipped
+    )
+    by_name = {env.name: env for env in envs}
+    newest = by_name["fw-2.0.0"]
+    assert "langchain==1.5.2" in newest.pins
+    for python in ("3.11", "3.12", "3.13"):
+        assert by_name[f"fw-2.0.0-py{python.replace('.', '')}"].pins == newest.pins
+    older_on_310 = by_name["fw-1.0.0-py310"]  # 2.0.0 needs 3.11; the companion does not install on 3.10 either
+    assert older_on_310.pins == ("fw==1.0.0",)
+    assert "fw 1.0.0 on Python 3.10: dialect companions langchain==1.5.2 (they do not install next to it)" in skipped

@@ -163,7 +163,10 @@ def test_standalone_agent_kickoff_model_abort(installed: adapters.InstallReport)
     assert record(run_id).model_inputs == []
 
 
-def test_standalone_agent_kickoff_post_tool_abort_is_raised(installed: adapters.InstallReport) -> None:
+@pytest.mark.parametrize("entry", ["kickoff", "kickoff_async", "akickoff"])
+def test_standalone_agent_kickoff_post_tool_abort_is_raised(installed: adapters.InstallReport, entry: str) -> None:
+    if not callable(getattr(Agent, entry, None)):
+        pytest.skip(f"no Agent.{entry} on this crewai")
     run_id = scripted(tool_then_answer())
 
     @on(P.POST_TOOL_CALL)
@@ -171,7 +174,11 @@ def test_standalone_agent_kickoff_post_tool_abort_is_raised(installed: adapters.
         raise HookAborted("result leaked a secret", source="dlp")
 
     with pytest.raises(HookAborted) as caught:
-        agent(run_id).kickoff("What is 2 + 3?")
+        runner = agent(run_id)
+        if entry == "kickoff":
+            runner.kickoff("What is 2 + 3?")
+        else:
+            asyncio.run(getattr(runner, entry)("What is 2 + 3?"))
     assert caught.value.source == "dlp"
     assert len(record(run_id).model_inputs) == 1, "the agent asked the model again after the abort"
 
