@@ -146,8 +146,8 @@ def by_framework(envs: Sequence[EnvResult]) -> dict[str, list[EnvResult]]:
 def tested_versions(name: str, envs: Sequence[EnvResult], notes: Notes) -> str:
     """The releases a framework's envs pin, oldest first; one that never installed is marked ⛔."""
     if name == ENGINE:
-        lines = sorted({(e.wrapt or "?").split(".")[0].removesuffix(" (pinned)") for e in envs})
-        return "wrapt " + ", ".join(f"{w}.x" if w.isdigit() else w for w in lines)
+        lines = sorted({e.wrapt.split(".")[0] for e in envs if e.wrapt and e.wrapt[0].isdigit()})
+        return "wrapt " + ", ".join(f"{w}.x" for w in lines) if lines else "—"
     versions: dict[str, list[EnvResult]] = {}
     for env in envs:
         versions.setdefault(pinned_version(env) or "?", []).append(env)
