@@ -15,7 +15,6 @@ call; an allowed one is run by the app's own code, outside any run: no POST.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from hookport.calls import ToolShape, tool_hooks_active
@@ -24,7 +23,7 @@ from hookport.dispatch import dispatch
 from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
 
-from hookport.adapters.agno._state import FRAMEWORK, current_run
+from hookport.adapters.agno._state import FRAMEWORK, copied_arguments, current_run
 
 P = InterceptionPoint
 _SHAPE: ToolShape[Any] = ToolShape()
@@ -62,7 +61,7 @@ def calls_to_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
 def _decide(function_call: Any) -> None:
     run = current_run.get()
     arguments = dict(function_call.arguments or {})
-    ctx = ToolCallHookContext(function_call.function.name, copy.deepcopy(arguments), tool=function_call.function,
+    ctx = ToolCallHookContext(function_call.function.name, copied_arguments(arguments), tool=function_call.function,
                               tool_call_id=function_call.call_id, framework=FRAMEWORK,
                               metadata={"function_call": function_call, "external_execution": True},
                               **(run.fields() if run is not None else {}))
