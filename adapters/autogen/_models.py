@@ -38,8 +38,8 @@ from hookport.registry import has_hooks
 
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.autogen._messages import Conversation, result_text, with_result_text
-from hookport.adapters.autogen._state import FRAMEWORK, TurnState, agent_fields, current_turn
-from hookport.adapters.autogen._steps import open_step
+from hookport.adapters.autogen._state import FRAMEWORK, TurnState, current_turn
+from hookport.adapters.autogen._steps import open_step, step_due
 
 PRE = InterceptionPoint.PRE_MODEL_CALL
 POST = InterceptionPoint.POST_MODEL_CALL
@@ -97,7 +97,8 @@ def _context(client: Any, messages: Any, kwargs: Kwargs, state: TurnState | None
             "tools": _tool_names(kwargs.get("tools")),
             "stream": stream,
         },
-        **agent_fields(state),
+        agent=state.agent if state is not None else None,
+        agent_role=state.name if state is not None else None,
     )
     return ctx, lazy
 
@@ -110,13 +111,19 @@ def _messages_for(messages: Any, lazy: LazyView[Conversation], ctx: LLMCallHookC
     return messages if edited is None else edited
 
 
-async def _create(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> Any:
+def _begin() -> tuple[TurnState | None, int]:
+    """A request starts: the turn's held error is raised, the call counted (its ``ctx.iterations``)."""
     state = current_turn.get()
-    iterations = 0
-    if state is not None:
-        state.raise_held()
-        iterations = state.next_call()
-    await open_step(state, messages)
+    if state is None:
+        return None, 0
+    state.raise_held()
+    return state, state.next_call()
+
+
+async def _create(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> Any:
+    state, iterations = _begin()
+    if step_due(state):
+        await open_step(state, messages)
     if not model_hooks_active():
         with MODEL_LAYER.hold():
             result = await client.create(messages, *args, **kwargs)
@@ -124,8 +131,9 @@ async def _create(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> Any
         ctx, lazy = _context(client, messages, kwargs, state, False, iterations)
 
         async def send(c: LLMCallHookContext) -> Any:
-            with MODEL_LAYER.hold():  # also when a worker thread's wrap hook sends it back to this loop
-                return await client.create(_messages_for(messages, lazy, c), *args, **kwargs)
+            # `amodel_call` / `model_call` hold MODEL_LAYER around it (on a worker, `on_worker` brings
+            # the worker's hold to this task)
+            return await client.create(_messages_for(messages, lazy, c), *args, **kwargs)
 
         if sync_wraps(WRAP):
             result = await on_worker(model_call, ctx, send, RESULT)
@@ -153,12 +161,9 @@ async def _held(stream: Any) -> AsyncIterator[Any]:
 
 
 async def _create_stream(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> AsyncIterator[Any]:
-    state = current_turn.get()
-    iterations = 0
-    if state is not None:
-        state.raise_held()
-        iterations = state.next_call()
-    await open_step(state, messages)
+    state, iterations = _begin()
+    if step_due(state):
+        await open_step(state, messages)
     if not model_hooks_active():
         async for item in _held(client.create_stream(messages, *args, **kwargs)):
             if state is not None and not isinstance(item, str):

@@ -204,44 +204,43 @@ def run_stream_entry(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) ->
 # -- agent turns ------------------------------------------------------------------------------------
 
 
-def _is_response(item: Any) -> bool:
-    return type(item).__name__ == "Response" and hasattr(item, "chat_message")
-
-
 async def _turn(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> AsyncIterator[Any]:
-    _register_answer_type()
+    if not _registered:
+        _register_answer_type()
     state = TurnState(instance)
-    fields = _fields(instance)
+    turn = inside(state)  # entered around each piece of the turn, one after the other
     started = perf_counter()
     inner: Any = None
     try:
-        with inside(state):
+        with turn:
             if has_hooks(TURN_START):
                 messages = args[0] if args else kwargs.get("messages")
-                given = await apre_step(FRAMEWORK, AGENT_TURN, state.name, messages, point=TURN_START, **fields)
+                given = await apre_step(FRAMEWORK, AGENT_TURN, state.name, messages, point=TURN_START,
+                                        agent=instance, agent_role=state.name)
                 if given is not messages:
                     args, kwargs = ((given, *args[1:]), kwargs) if args else (args, {**kwargs, "messages": given})
             inner = wrapped(*args, **kwargs)
         while True:
-            with inside(state):
+            with turn:
                 try:
                     item = await inner.__anext__()
                 except StopAsyncIteration:
                     state.raise_held()
                     break
-                if _is_response(item):
+                if type(item).__name__ == "Response" and hasattr(item, "chat_message"):
                     state.raise_held()
-                    await close_step(state)
+                    if state.step_started is not None:
+                        await close_step(state)
                     if has_hooks(TURN_END):
                         item = await apost_step(FRAMEWORK, AGENT_TURN, state.name, item, started=started,
-                                                point=TURN_END, **fields)
+                                                point=TURN_END, agent=instance, agent_role=state.name)
             yield item
     except HookAborted as error:
         note_abort(error)  # a team's runtime would hand the run a RuntimeError with its text
         raise
     finally:
         if inner is not None:
-            with inside(state):
+            with turn:
                 await inner.aclose()
 
 
