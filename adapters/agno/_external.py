@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hookport import registry
 from hookport.calls import ToolShape, tool_hooks_active
 from hookport.contexts import ToolCallHookContext
 from hookport.dispatch import dispatch
@@ -50,7 +51,7 @@ def refusal_of(function_call: Any) -> str | None:
 def calls_to_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``Model.get_function_calls_to_run(...)``: each external call decided before the app is handed it."""
     calls = wrapped(*args, **kwargs)
-    if not tool_hooks_active():
+    if not (registry._global or registry._open_scopes) or not tool_hooks_active():
         return calls
     for function_call in calls:
         if getattr(function_call.function, "external_execution", False) and refusal_of(function_call) is None:
@@ -64,7 +65,8 @@ def _decide(function_call: Any) -> None:
     ctx = ToolCallHookContext(function_call.function.name, copied_arguments(arguments), tool=function_call.function,
                               tool_call_id=function_call.call_id, framework=FRAMEWORK,
                               metadata={"function_call": function_call, "external_execution": True},
-                              **(run.fields() if run is not None else {}))
+                              agent=run.agent if run is not None else None,
+                              agent_role=run.name if run is not None else None)
     ctx.wrappable = False
     try:
         dispatch(P.PRE_TOOL_CALL, ctx)

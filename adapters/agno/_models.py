@@ -32,6 +32,7 @@ from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, 
 from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
 from hookport.dispatch import adispatch, dispatch
 from hookport.points import ExtensionPoint, InterceptionPoint
+from hookport import registry
 from hookport.reentry import hooks_off
 from hookport.registry import any_hooks, has_hooks
 
@@ -52,8 +53,7 @@ def _answer(text: str) -> Any:
 class _ResponseShape(ResponseShape[Any]):
     """A ``ModelResponse``: its ``content`` is the text."""
 
-    def text(self, result: Any) -> str | None:
-        return response_text(result)
+    text = staticmethod(response_text)  # type: ignore[assignment]  # no frame in between
 
     def replace(self, result: Any, text: str) -> Any:
         if result is None:
@@ -116,25 +116,23 @@ class _Call:
 
 
 def _quiet(kwargs: dict[str, Any]) -> bool:
-    """Hooks are off (a call made inside a hook), or this is Agno re-invoking the same request
-    with a guidance message (``retry_with_guidance``), which the first call already covers."""
-    return hooks_off.get()[0] or bool(kwargs.get("retry_with_guidance"))
+    """Nothing is registered anywhere (one lookup), hooks are off (a call made inside a hook), or
+    this is Agno re-invoking the same request with a guidance message (``retry_with_guidance``),
+    which the first call already covers. (`invoke`, the hottest, makes the first check itself.)"""
+    return not (registry._global or registry._open_scopes) or hooks_off.get()[0] or \
+        bool(kwargs.get("retry_with_guidance"))
 
 
 def _buffered() -> bool:
     return stream_mode() == "buffered" or has_hooks(ExtensionPoint.WRAP_MODEL_CALL)
 
 
-def _steps_due(run: RunState) -> bool:
-    """Whether this request opens a step that hooks see (or closes one that was opened)."""
-    return run.step_started is not None or any_hooks(_STEP_POINTS)
-
-
 def _step(run: RunState | None, kwargs: dict[str, Any]) -> int:
-    """Opens the request's step (when step hooks are registered); returns its ``ctx.iterations``."""
+    """Opens the request's step (when step hooks are registered, or closes one that was opened);
+    returns its ``ctx.iterations``."""
     if run is None:
         return 0
-    if _steps_due(run):
+    if run.step_started is not None or any_hooks(_STEP_POINTS):
         open_step(run, kwargs.get("messages") or [], run.step_output)
     return run.next_model_call()
 
@@ -142,7 +140,7 @@ def _step(run: RunState | None, kwargs: dict[str, Any]) -> int:
 async def _astep(run: RunState | None, kwargs: dict[str, Any]) -> int:
     if run is None:
         return 0
-    if _steps_due(run):
+    if run.step_started is not None or any_hooks(_STEP_POINTS):
         await aopen_step(run, kwargs.get("messages") or [], run.step_output)
     return run.next_model_call()
 
@@ -157,7 +155,7 @@ def _answered(run: RunState | None, text: str | None) -> None:
 
 def invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``Model._invoke_with_retry(**kwargs)``."""
-    if _quiet(kwargs):
+    if not (registry._global or registry._open_scopes) or _quiet(kwargs):
         return wrapped(*args, **kwargs)
     run = current_run.get()
     iterations = _step(run, kwargs)
@@ -183,10 +181,14 @@ def invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str,
     return result
 
 
-async def ainvoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``Model._ainvoke_with_retry(**kwargs)``."""
+def ainvoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``Model._ainvoke_with_retry(**kwargs)``: its own coroutine when quiet."""
     if _quiet(kwargs):
-        return await wrapped(*args, **kwargs)
+        return wrapped(*args, **kwargs)
+    return _ainvoke(wrapped, instance, args, kwargs)
+
+
+async def _ainvoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     run = current_run.get()
     iterations = await _astep(run, kwargs)
     if not model_hooks_active():

@@ -62,7 +62,7 @@ def any_hooks() -> bool:
 
 def _failure(output: Any) -> RunFailed | None:
     status = getattr(output, "status", None)
-    if getattr(status, "value", status) != "ERROR":
+    if (status if isinstance(status, str) else getattr(status, "value", status)) != "ERROR":  # RunStatus is a str
         return None
     return RunFailed(f"the Agno run ended with an error: {getattr(output, 'content', None)}", output)
 
@@ -180,7 +180,7 @@ def _streamed(instance: Any, kwargs: dict[str, Any]) -> bool:
 
 def agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``Agent.run`` / ``Team.run(input, *, stream=..., ...)``."""
-    if not any_hooks():
+    if not (registry._global or registry._open_scopes):  # `any_hooks()`, without its frame
         return wrapped(*args, **kwargs)
     inputs, rest, kwargs = _inputs(args, kwargs)
     if _streamed(instance, kwargs):

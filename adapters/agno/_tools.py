@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hookport import registry
 from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
 from hookport.contexts import ToolCallHookContext
 from hookport.decisions import decided_outside
@@ -71,8 +72,7 @@ class _ToolShape(ToolShape[Any]):
     def __init__(self, call: Any) -> None:
         self.call = call
 
-    def text(self, result: Any) -> str | None:
-        return result_text(result)
+    text = staticmethod(result_text)  # type: ignore[assignment]  # no frame in between
 
     def replace(self, result: Any, text: str) -> Any:
         if result is not None and result.status != "success":
@@ -133,6 +133,8 @@ def _refused_external(instance: Any) -> Any:
 
 def execute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``FunctionCall.execute()`` (also on the worker thread of an async run)."""
+    if not (registry._global or registry._open_scopes):  # nothing registered anywhere: straight through
+        return wrapped(*args, **kwargs)
     refused = _refused_external(instance)
     if refused is not None:
         return refused
@@ -154,8 +156,15 @@ def execute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str
         raise call.failed(error) from None
 
 
-async def aexecute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``FunctionCall.aexecute()``: async tools, and sync ones whose ``tool_hooks`` are async."""
+def aexecute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``FunctionCall.aexecute()``: async tools, and sync ones whose ``tool_hooks`` are async; its
+    own coroutine when nothing is registered."""
+    if not (registry._global or registry._open_scopes):  # nothing registered anywhere: straight through
+        return wrapped(*args, **kwargs)
+    return _aexecute(wrapped, instance, args, kwargs)
+
+
+async def _aexecute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     refused = _refused_external(instance)
     if refused is not None:
         return refused
