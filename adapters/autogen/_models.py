@@ -30,6 +30,7 @@ from typing import Any
 
 import wrapt
 
+from hookport import registry
 from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active
 from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
 from hookport.dispatch import adispatch
@@ -51,8 +52,7 @@ Kwargs = dict[str, Any]
 class _ResultShape(ResponseShape[Any]):
     """A ``CreateResult``."""
 
-    def text(self, result: Any) -> str | None:
-        return result_text(result)
+    text = staticmethod(result_text)  # type: ignore[assignment]  # no frame in between
 
     def replace(self, result: Any, text: str) -> Any:
         return with_result_text(result, text)
@@ -116,7 +116,8 @@ def _begin() -> tuple[TurnState | None, int]:
     state = current_turn.get()
     if state is None:
         return None, 0
-    state.raise_held()
+    if state.error is not None:
+        state.raise_held()
     return state, state.next_call()
 
 
@@ -133,9 +134,10 @@ async def _create(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> Any
         async def send(c: LLMCallHookContext) -> Any:
             # `amodel_call` / `model_call` hold MODEL_LAYER around it (on a worker, `on_worker` brings
             # the worker's hold to this task)
-            return await client.create(_messages_for(messages, lazy, c), *args, **kwargs)
+            return await client.create(messages if lazy.view is None else _messages_for(messages, lazy, c),
+                                       *args, **kwargs)
 
-        if sync_wraps(WRAP):
+        if has_hooks(WRAP) and sync_wraps(WRAP):
             result = await on_worker(model_call, ctx, send, RESULT)
         else:
             result = await amodel_call(ctx, send, RESULT)
@@ -223,6 +225,8 @@ class HookedClient(wrapt.ObjectProxy):  # type: ignore[misc]
 def _hook_client(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``AssistantAgent._call_llm`` / ``_reflect_on_tool_use_flow`` (keyword arguments): the
     configured client behind a `HookedClient`, while anything here could dispatch."""
+    if not (registry._global or registry._open_scopes):  # nothing registered anywhere: one lookup
+        return wrapped(*args, **kwargs)
     client = kwargs.get("model_client")
     if client is None or isinstance(client, HookedClient) or (
             current_turn.get() is None and not model_hooks_active()):

@@ -37,11 +37,6 @@ Args = tuple[Any, ...]
 Kwargs = dict[str, Any]
 
 
-def _anything_registered() -> bool:
-    """The engine's one-lookup check: no hook anywhere means straight through."""
-    return bool(registry._global or registry._open_scopes)
-
-
 def _fields(owner: Any) -> dict[str, Any]:
     return {"agent": owner, "agent_role": str(getattr(owner, "name", None) or type(owner).__name__)}
 
@@ -114,7 +109,8 @@ async def _run(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     if run is None:  # nested (an agent run from a tool): its agents' model calls are counted afresh
         with counting_in({}):
             return await wrapped(*args, **kwargs)
-    _register_answer_type()
+    if not _registered:
+        _register_answer_type()
     scope = RunScope()
     try:
         with in_scope(scope), counting_in({}):
@@ -133,7 +129,7 @@ async def _run(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
 
 def run_entry(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``BaseChatAgent.run`` / ``BaseGroupChat.run`` (keyword-only)."""
-    if not _anything_registered():
+    if not (registry._global or registry._open_scopes):  # nothing registered anywhere: one lookup
         return wrapped(*args, **kwargs)
     return _run(wrapped, instance, args, kwargs)
 
@@ -196,7 +192,7 @@ async def _stream(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> As
 def run_stream_entry(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``BaseChatAgent.run_stream`` / ``BaseGroupChat.run_stream`` (keyword-only); a team on an
     outside runtime carries its caller's context into the runtime (`_runtime`)."""
-    if not _anything_registered():
+    if not (registry._global or registry._open_scopes):  # nothing registered anywhere: one lookup
         return wrapped(*args, **kwargs)
     return _stream(carrying(instance, wrapped), instance, args, kwargs)
 
@@ -246,6 +242,6 @@ async def _turn(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Asyn
 
 def on_messages_stream(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``AssistantAgent.on_messages_stream``: one turn of the agent."""
-    if not _anything_registered():
+    if not (registry._global or registry._open_scopes):  # nothing registered anywhere: one lookup
         return wrapped(*args, **kwargs)
     return _turn(wrapped, instance, args, kwargs)

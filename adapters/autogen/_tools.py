@@ -29,10 +29,12 @@ import dataclasses
 import json
 from typing import Any
 
+from hookport import registry
 from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
 from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
+from hookport.registry import has_hooks
 
 from hookport.adapters._sdk_data import parse_arguments
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
@@ -108,7 +110,7 @@ async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
         return call, result
 
     try:
-        if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
+        if has_hooks(ExtensionPoint.WRAP_TOOL_CALL) and sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
             return await on_worker(tool_call, ctx, run, shape)
         return await atool_call(ctx, run, shape)
     except Exception as error:
@@ -120,6 +122,7 @@ async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
 
 def execute_tool_call(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``AssistantAgent._execute_tool_call`` (a static method, called with keyword arguments)."""
-    if args or "tool_call" not in kwargs or not tool_hooks_active():
+    if not (registry._global or registry._open_scopes) or args or "tool_call" not in kwargs or \
+            not tool_hooks_active():
         return wrapped(*args, **kwargs)
     return _hooked(wrapped, kwargs)
