@@ -118,7 +118,7 @@ class _Call:
 def _quiet(kwargs: dict[str, Any]) -> bool:
     """Nothing is registered anywhere (one lookup), hooks are off (a call made inside a hook), or
     this is Agno re-invoking the same request with a guidance message (``retry_with_guidance``),
-    which the first call already covers. (`invoke`, the hottest, makes the first check itself.)"""
+    which the first call already covers. (`invoke`, the hottest, makes these checks itself.)"""
     return not (registry._global or registry._open_scopes) or hooks_off.get()[0] or \
         bool(kwargs.get("retry_with_guidance"))
 
@@ -134,7 +134,9 @@ def _step(run: RunState | None, kwargs: dict[str, Any]) -> int:
         return 0
     if run.step_started is not None or any_hooks(_STEP_POINTS):
         open_step(run, kwargs.get("messages") or [], run.step_output)
-    return run.next_model_call()
+    calls = run.model_calls  # `run.next_model_call()`, without its frame
+    run.model_calls = calls + 1
+    return calls
 
 
 async def _astep(run: RunState | None, kwargs: dict[str, Any]) -> int:
@@ -155,8 +157,8 @@ def _answered(run: RunState | None, text: str | None) -> None:
 
 def invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``Model._invoke_with_retry(**kwargs)``."""
-    if not (registry._global or registry._open_scopes) or _quiet(kwargs):
-        return wrapped(*args, **kwargs)
+    if not (registry._global or registry._open_scopes) or hooks_off.get()[0] or kwargs.get("retry_with_guidance"):
+        return wrapped(*args, **kwargs)  # `_quiet(kwargs)`, without its frame
     run = current_run.get()
     iterations = _step(run, kwargs)
     if not model_hooks_active():
@@ -177,7 +179,8 @@ def invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str,
         result = model_call(call.ctx, send, SHAPE)
     except BaseException as error:
         raise call.failed(error) from None
-    _answered(run, call.ctx.response)
+    if run is not None:
+        run.step_output = call.ctx.response
     return result
 
 
