@@ -24,7 +24,7 @@ and replays the final answer, so replacements and retries reach the streamed tex
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -92,8 +92,8 @@ class HookedModel(WrapperModel):
                 return await self.wrapped.request(messages, model_settings, model_request_parameters)
             ctx, lazy = self._context(messages, streamed=False)
 
-            async def send(c: LLMCallHookContext) -> ModelResponse:
-                return await self.wrapped.request(_sent(messages, lazy, c), model_settings, model_request_parameters)
+            def send(c: LLMCallHookContext) -> Awaitable[ModelResponse]:
+                return self.wrapped.request(_sent(messages, lazy, c), model_settings, model_request_parameters)
 
             return await amodel_call(ctx, send, SHAPE)
         finally:

@@ -19,7 +19,7 @@ from typing import Any
 
 from hookport import boundary
 from hookport.points import InterceptionPoint
-from hookport.registry import has_hooks
+from hookport.registry import any_hooks
 from hookport.reentry import is_suppressed
 
 from hookport.adapters.pydantic_ai import _runs
@@ -27,6 +27,7 @@ from hookport.adapters.pydantic_ai._state import ACTIVE, FRAMEWORK, current_agen
 
 P = InterceptionPoint
 KIND = "node"
+_POINTS = (P.PRE_STEP, P.POST_STEP)
 
 
 def node_step(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Awaitable[Any]:
@@ -36,7 +37,7 @@ def node_step(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[s
         changed, prompt = _runs.replaced_prompt(getattr(instance, "user_prompt", None))
         if changed:
             instance.user_prompt = prompt
-    if not ACTIVE.on or not (has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP)) or is_suppressed():
+    if not ACTIVE.on or not any_hooks(_POINTS) or is_suppressed():
         return wrapped(*args, **kwargs)  # type: ignore[no-any-return]
     return _stepped(wrapped, instance, args, kwargs)
 
