@@ -59,10 +59,11 @@ from typing import Any, ClassVar
 from hookport.adapters._base import Adapter, InstallReport, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport import registry
-from hookport.registry import has_hooks
-from hookport.decisions import body_layer, body_must_decide
+from hookport.decisions import body_must_decide
 
+from hookport.adapters.agent_framework._calls import LAYER as CALL_LAYER, invoke
 from hookport.adapters.agent_framework._layers import ClientLayersError
+from hookport.adapters.agent_framework._requests import get_response
 from hookport.adapters.agent_framework._state import (ACTIVE, AbortEscape, buffered_streaming, current_run,
                                                      in_plain_run, set_stream_mode, stream_mode)
 
@@ -71,12 +72,12 @@ __all__ = ["AgentFrameworkAdapter", "ClientLayersError", "buffered_streaming", "
 P = InterceptionPoint
 _MIDDLEWARE = "agent_framework._middleware"
 _TOOLS = "agent_framework._tools"
+_CLIENTS = "agent_framework._clients"
 _RUN = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END,
         ExtensionPoint.AGENT_TURN_START, ExtensionPoint.AGENT_TURN_END)
 MODEL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL, P.PRE_STEP, P.POST_STEP)
 TOOL_POINTS = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
 NATIVE_POINTS = (*MODEL_POINTS, *TOOL_POINTS)
-BODY_LAYER = body_layer("agent-framework")
 
 
 def _agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -121,39 +122,11 @@ def _plain_stream(stream: Any) -> Any:
 
 
 def _tool_invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``FunctionTool.invoke``, the tool body's second line of defence (`_body`): idle, two lookups."""
+    """``FunctionTool.invoke``, the tool calls' call site (`_calls`): idle, two lookups."""
     given = kwargs.get("arguments")
-    if not body_must_decide(getattr(instance, "name", None), BODY_LAYER, given if type(given) is dict else None):
+    if not body_must_decide(getattr(instance, "name", None), CALL_LAYER, given if type(given) is dict else None):
         return wrapped(*args, **kwargs)
-    from hookport.adapters.agent_framework._body import guarded
-
-    return guarded(wrapped, instance, args, kwargs)
-
-
-def _with_ours(points: tuple[Any, ...], middleware_name: str, in_runs: bool = False) -> Any:
-    """A wrapper for a client's ``_get_*_middleware_pipeline(middleware)``: hookport's
-    middleware joins the list last while a hook for its points is registered, or, with
-    `in_runs`, inside every run hookport follows (the chat middleware counts the run's
-    model calls, so ``ctx.iterations`` is right for a model hook registered mid-run)."""
-
-    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if not ACTIVE.on or not (in_runs and current_run.get() is not None) and (
-                not registry._global and not registry._open_scopes or not any(has_hooks(p) for p in points)):
-            return wrapped(*args, **kwargs)
-        from hookport.adapters.agent_framework import _middleware
-
-        ours = getattr(_middleware, middleware_name)
-        if args:
-            given, rest = args[0], args[1:]
-        else:
-            key = next((k for k in ("middleware", "runtime_middleware") if k in kwargs), None)
-            given, rest = (kwargs.pop(key) if key else ()), ()
-        middleware = list(given or ())
-        if ours not in middleware:
-            middleware.append(ours)
-        return wrapped(middleware, *rest, **kwargs)
-
-    return wrapper
+    return invoke(wrapped, instance, args, kwargs)
 
 
 class AgentFrameworkAdapter(Adapter):
@@ -167,10 +140,7 @@ class AgentFrameworkAdapter(Adapter):
     def targets(self) -> Sequence[Target]:
         return (
             Target(_MIDDLEWARE, "AgentMiddlewareLayer.run", _agent_run, _RUN, "async"),
-            Target(_MIDDLEWARE, "ChatMiddlewareLayer._get_chat_middleware_pipeline",
-                   _with_ours(MODEL_POINTS, "CHAT_MIDDLEWARE", in_runs=True), MODEL_POINTS, "sync"),
-            Target(_TOOLS, "FunctionInvocationLayer._get_function_middleware_pipeline",
-                   _with_ours(TOOL_POINTS, "FUNCTION_MIDDLEWARE"), TOOL_POINTS, "sync"),
+            Target(_CLIENTS, "BaseChatClient.get_response", get_response, MODEL_POINTS, "async"),
             Target(_TOOLS, "FunctionTool.invoke", _tool_invoke, TOOL_POINTS, "async"),
         )
 

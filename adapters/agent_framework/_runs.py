@@ -30,7 +30,7 @@ from hookport import registry
 from hookport.registry import has_hooks
 
 from hookport.adapters.agent_framework._layers import check_client
-from hookport.adapters.agent_framework._middleware import close_step
+from hookport.adapters.agent_framework._requests import close_step
 from hookport.adapters.agent_framework._state import ACTIVE, FRAMEWORK, AbortEscape, RunState, current_run
 
 from hookport.adapters.agent_framework._messages import response_text, with_response_text
