@@ -81,13 +81,14 @@ NATIVE_POINTS = (*MODEL_POINTS, *TOOL_POINTS)
 
 
 def _agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    if not registry._global and not registry._open_scopes:  # nothing registered: straight through
-        if kwargs.get("stream"):
-            return _plain_stream(wrapped(*args, **kwargs))
-        return _plain_run(wrapped(*args, **kwargs))
-    from hookport.adapters.agent_framework._runs import agent_run
+    if ACTIVE.on and (registry._global or registry._open_scopes):  # nothing registered: one lookup
+        from hookport.adapters.agent_framework._runs import agent_run, run_followed
 
-    return agent_run(wrapped, instance, args, kwargs)
+        if run_followed():
+            return agent_run(wrapped, instance, args, kwargs)
+    if kwargs.get("stream"):
+        return _plain_stream(wrapped(*args, **kwargs))
+    return _plain_run(wrapped(*args, **kwargs))
 
 
 async def _plain_run(awaitable: Any) -> Any:

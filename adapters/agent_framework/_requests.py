@@ -103,9 +103,9 @@ def _context(client: Any, messages: Any, run: RunState | None, iterations: int) 
 async def _request(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any],
                    run: RunState | None, iterations: int, steps: bool) -> Any:
     if steps and run is not None:
-        await next_step(run, messages)
-    if not model_hooks_active():
-        return await wrapped(messages, *rest, **kwargs)
+        await next_step(run, messages)  # its hooks may have registered or removed model hooks
+        if not model_hooks_active():
+            return await wrapped(messages, *rest, **kwargs)
     ctx, view = _context(client, messages, run, iterations)
 
     async def send(c: LLMCallHookContext) -> Any:
