@@ -153,7 +153,8 @@ def test_async_wrap_hook_retries_a_tool(harness: Any) -> None:
 
 
 class MisorderedClient(ChatMiddlewareLayer, FunctionInvocationLayer, BaseChatClient):  # type: ignore[misc]
-    """The trap: chat middleware first, so it wraps the whole tool loop and drops function middleware."""
+    """Chat middleware first: the framework runs it once around the whole tool loop and drops
+    function middleware. hookport joins below both layers, so its hooks still run per request."""
 
     _inner_get_response = ScriptedChatClient._inner_get_response
     _next_turn = ScriptedChatClient._next_turn
@@ -164,15 +165,22 @@ class MisorderedClient(ChatMiddlewareLayer, FunctionInvocationLayer, BaseChatCli
         self.requests = requests
 
 
-def test_layer_trap_with_model_hooks_is_an_error(harness: Any) -> None:
-    register_hook(P.PRE_MODEL_CALL, lambda ctx: None)
+def test_misordered_layers_model_hooks_run_per_request(harness: Any) -> None:
+    """Before: with model hooks registered such a client's run raised `ClientLayersError`
+    (hookport's chat middleware could only run once around the whole loop)."""
+    seen: list[int] = []
+    register_hook(P.PRE_MODEL_CALL, lambda ctx: seen.append(ctx.iterations))
+    register_hook(P.POST_MODEL_CALL, lambda ctx: ctx.response.upper() if ctx.response else None)
     runs: list[Any] = []
-    agent = Agent(MisorderedClient([Turn.final("x")], []), name="alpha", tools=counting_tools(runs))
-    with pytest.raises(ClientLayersError, match="ChatMiddlewareLayer before FunctionInvocationLayer"):
-        asyncio.run(agent.run("go"))
+    agent = Agent(MisorderedClient([Turn.call("add_numbers", a=1, b=2), Turn.final("ok")], []), name="alpha",
+                  tools=counting_tools(runs))
+    answer = asyncio.run(agent.run("go"))
+    assert seen == [0, 1]
+    assert runs == [("add_numbers", {"a": 1, "b": 2})]
+    assert answer.text == "OK"
 
 
-def test_layer_trap_tool_hooks_still_guard(harness: Any, caplog: pytest.LogCaptureFixture) -> None:
+def test_misordered_layers_tool_hooks_still_guard(harness: Any) -> None:
     @on(P.PRE_TOOL_CALL, tools=["purge_records"])
     def deny(ctx: Any) -> None:
         raise HookAborted("purging is not allowed")
@@ -181,11 +189,45 @@ def test_layer_trap_tool_hooks_still_guard(harness: Any, caplog: pytest.LogCaptu
     requests: list[Any] = []
     agent = Agent(MisorderedClient([Turn.call("purge_records", table="users"), Turn.final("ok")], requests),
                   name="alpha", tools=counting_tools(runs))
-    with caplog.at_level(logging.WARNING, logger="hookport"):
-        asyncio.run(agent.run("go"))
+    asyncio.run(agent.run("go"))
     assert runs == [], "the tool ran although a hook refused it"
     assert "Error: Tool call purge_records was refused" in str(requests[1])
-    assert any("ChatMiddlewareLayer before FunctionInvocationLayer" in r.getMessage() for r in caplog.records)
+
+
+class ProtocolClient:
+    """A chat client that only follows the protocol (not a ``BaseChatClient``)."""
+
+    additional_properties: dict[str, Any] = {}
+
+    def __init__(self) -> None:
+        self.requests = 0
+
+    def get_response(self, messages: Any, *, stream: bool = False, options: Any = None, **kwargs: Any) -> Any:
+        from agent_framework import ChatResponse
+
+        self.requests += 1
+
+        async def answer() -> Any:
+            return ChatResponse(messages=[Message(role="assistant", contents=[Content.from_text("quack")])])
+
+        return answer()
+
+
+def test_a_protocol_only_client_with_model_hooks_is_an_error(harness: Any) -> None:
+    register_hook(P.PRE_MODEL_CALL, lambda ctx: None)
+    client = ProtocolClient()
+    with pytest.raises(ClientLayersError, match="is not a BaseChatClient"):
+        asyncio.run(Agent(client, name="alpha").run("go"))
+    assert client.requests == 0
+
+
+def test_a_protocol_only_client_without_model_hooks_warns(harness: Any, caplog: pytest.LogCaptureFixture) -> None:
+    register_hook(P.PRE_TOOL_CALL, lambda ctx: None)
+    client = ProtocolClient()
+    with caplog.at_level(logging.WARNING, logger="hookport"):
+        answer = asyncio.run(Agent(client, name="alpha").run("go"))
+    assert answer.text == "quack" and client.requests == 1
+    assert any("is not a BaseChatClient" in r.getMessage() for r in caplog.records)
 
 
 def test_streamed_run_closed_early_ends_the_execution(harness: Any) -> None:
