@@ -59,7 +59,7 @@ from typing import Any, ClassVar
 from hookport.adapters._base import Adapter, InstallReport, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport import registry
-from hookport.decisions import body_must_decide
+from hookport.decisions import body_must_decide, decided_outside, tool_hooks_active
 
 from hookport.adapters.agent_framework._calls import LAYER as CALL_LAYER, invoke
 from hookport.adapters.agent_framework._layers import ClientLayersError
@@ -123,11 +123,25 @@ def _plain_stream(stream: Any) -> Any:
 
 
 def _tool_invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``FunctionTool.invoke``, the tool calls' call site (`_calls`): idle, two lookups."""
+    """``FunctionTool.invoke``, the tool calls' call site (`_calls`): idle, one lookup."""
+    if not registry._global and not registry._open_scopes:
+        return wrapped(*args, **kwargs)
     given = kwargs.get("arguments")
     if not body_must_decide(getattr(instance, "name", None), CALL_LAYER, given if type(given) is dict else None):
         return wrapped(*args, **kwargs)
     return invoke(wrapped, instance, args, kwargs)
+
+
+def _tool_body(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``FunctionTool.__call__``, the tool's own code (`_body`): claims the call site's decision."""
+    if not registry._global and not registry._open_scopes or not tool_hooks_active():
+        return wrapped(*args, **kwargs)
+    from hookport.adapters.agent_framework import _body
+
+    if not decided_outside(getattr(instance, "name", None), _body.LAYER, None):
+        return _body.guarded(wrapped, instance, args, kwargs)
+    inner = _body.inner_tool(instance)
+    return wrapped(*args, **kwargs) if inner is None else _body.nested(wrapped, inner, args, kwargs)
 
 
 class AgentFrameworkAdapter(Adapter):
@@ -143,6 +157,7 @@ class AgentFrameworkAdapter(Adapter):
             Target(_MIDDLEWARE, "AgentMiddlewareLayer.run", _agent_run, _RUN, "async"),
             Target(_CLIENTS, "BaseChatClient.get_response", get_response, MODEL_POINTS, "async"),
             Target(_TOOLS, "FunctionTool.invoke", _tool_invoke, TOOL_POINTS, "async"),
+            Target(_TOOLS, "FunctionTool.__call__", _tool_body, TOOL_POINTS, "sync"),
         )
 
     def activate(self, report: InstallReport) -> None:
