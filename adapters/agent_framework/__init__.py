@@ -61,6 +61,7 @@ from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport import registry
 from hookport.decisions import body_must_decide, decided_outside, tool_hooks_active
 
+from hookport.adapters.agent_framework import _body
 from hookport.adapters.agent_framework._calls import LAYER as CALL_LAYER, invoke
 from hookport.adapters.agent_framework._layers import ClientLayersError
 from hookport.adapters.agent_framework._requests import get_response
@@ -82,10 +83,11 @@ NATIVE_POINTS = (*MODEL_POINTS, *TOOL_POINTS)
 
 def _agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     if ACTIVE.on and (registry._global or registry._open_scopes):  # nothing registered: one lookup
-        from hookport.adapters.agent_framework._runs import agent_run, run_followed
+        from hookport.adapters.agent_framework._runs import agent_run
 
-        if run_followed():
-            return agent_run(wrapped, instance, args, kwargs)
+        followed = agent_run(wrapped, instance, args, kwargs)
+        if followed is not None:
+            return followed
     if kwargs.get("stream"):
         return _plain_stream(wrapped(*args, **kwargs))
     return _plain_run(wrapped(*args, **kwargs))
@@ -134,14 +136,15 @@ def _tool_invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
 
 def _tool_body(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``FunctionTool.__call__``, the tool's own code (`_body`): claims the call site's decision."""
-    if not registry._global and not registry._open_scopes or not tool_hooks_active():
+    if not registry._global and not registry._open_scopes:
         return wrapped(*args, **kwargs)
-    from hookport.adapters.agent_framework import _body
-
-    if not decided_outside(getattr(instance, "name", None), _body.LAYER, None):
-        return _body.guarded(wrapped, instance, args, kwargs)
-    inner = _body.inner_tool(instance)
-    return wrapped(*args, **kwargs) if inner is None else _body.nested(wrapped, inner, args, kwargs)
+    if decided_outside(getattr(instance, "name", None), _body.LAYER, None):
+        if isinstance(getattr(instance, "func", None), _body.TOOL_CLASS or _body.tool_class()):
+            return _body.nested(wrapped, instance.func, args, kwargs)
+        return wrapped(*args, **kwargs)
+    if not tool_hooks_active():
+        return wrapped(*args, **kwargs)
+    return _body.guarded(wrapped, instance, args, kwargs)
 
 
 class AgentFrameworkAdapter(Adapter):

@@ -30,6 +30,10 @@ LAYER = FRAMEWORK
 
 class FunctionShape(ToolShape[Any]):
     def text(self, result: Any) -> str | None:
+        if type(result) is list and len(result) == 1:  # the usual one ``Content``: `_result_text`, inlined
+            text = getattr(result[0], "text", None)
+            if isinstance(text, str):
+                return text
         return None if result is None else _result_text(result)
 
     def replace(self, result: Any, text: str) -> Any:
@@ -71,8 +75,12 @@ async def invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
     """``FunctionTool.invoke(*, arguments=None, context=None, tool_call_id=None, **kwargs)``, once
     the idle check found a tool hook and no outer layer decided this call."""
     run = current_run.get()
-    given = _arguments(kwargs)
-    tool_input = as_dict(given) if isinstance(given, (Mapping, type(None))) or hasattr(given, "model_dump") else {}
+    given = kwargs.get("arguments")
+    if type(given) is dict:  # the tool loop's own arguments
+        tool_input = dict(given)
+    else:
+        given = _arguments(kwargs)
+        tool_input = as_dict(given) if isinstance(given, (Mapping, type(None))) or hasattr(given, "model_dump") else {}
     ctx = ToolCallHookContext(instance.name, dict(tool_input), instance, tool_call_id=kwargs.get("tool_call_id"),
                               agent=run.agent if run else None, agent_role=run.name if run else None,
                               framework=FRAMEWORK)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from hookport.calls import model_hooks_active
+
 logger = logging.getLogger("hookport")
 
 _checked: dict[type, str | None] = {}
@@ -36,15 +38,15 @@ class ClientLayersError(RuntimeError):
     """Model hooks are registered but the agent's chat client makes its requests where hookport cannot see them."""
 
 
-def check_client(client: Any, model_hooks: bool) -> None:
+def check_client(client: Any) -> None:
     """Report a client whose requests model hooks cannot see: an error when model hooks are
     registered (never a silent miss), a logged warning once per class otherwise."""
-    if client is None:
+    if client is None or _checked.get(type(client), "") is None:  # a class already found fine: one lookup
         return
     problem = layer_problem(type(client))
     if problem is None:
         return
-    if model_hooks:
+    if model_hooks_active():
         raise ClientLayersError(f"hookport agent-framework: {problem}")
     if type(client) not in _warned:
         _warned.add(type(client))

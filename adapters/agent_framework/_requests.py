@@ -16,25 +16,30 @@ from typing import Any
 
 from hookport.boundary import apost_step, apre_step
 from hookport.calls import ResponseShape, amodel_call, model_hooks_active
-from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
+from hookport.contexts import LazyMessagesContext, LLMCallHookContext
 from hookport.dispatch import adispatch
-from hookport.points import InterceptionPoint
+from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport import registry
-from hookport.registry import any_hooks
-from hookport.reentry import is_suppressed
+from hookport.registry import any_hooks, chains
+from hookport.reentry import hooks_off
 
 from hookport.adapters.agent_framework._messages import MessageView, response_text, with_response_text
-from hookport.adapters.agent_framework._state import ACTIVE, FRAMEWORK, RunState, current_run, stream_mode
+from hookport.adapters.agent_framework._state import FRAMEWORK, RunState, current_run, stream_mode
 
 P = InterceptionPoint
 STEP_KIND = "tool_loop"
 """`StepContext.kind` of a step: one iteration of the tool loop (a model request and the tools it asked for)."""
 _STEP_POINTS = (P.PRE_STEP, P.POST_STEP)
+_MODEL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL)
 
 
 class ChatShape(ResponseShape[Any]):
     def text(self, result: Any) -> str | None:
-        return response_text(result)
+        """`response_text`, inlined: it runs on every hooked request."""
+        if result is None or isinstance(result, str):
+            return result
+        text = getattr(result, "text", None)
+        return text if isinstance(text, str) else None
 
     def replace(self, result: Any, text: str) -> Any:
         return with_response_text(result, text, "chat")
@@ -72,15 +77,15 @@ def get_response(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
     registered (``ctx.iterations`` stays right for a model hook registered mid-run)."""
     run = current_run.get()
     if run is None:  # outside a run hookport follows: only a model hook brings it in
-        if not registry._global and not registry._open_scopes or not model_hooks_active() or not ACTIVE.on:
+        if not registry._global and not registry._open_scopes or not model_hooks_active():
             return wrapped(*args, **kwargs)
         iterations, steps = 0, False
     else:
-        if not ACTIVE.on or is_suppressed():
+        if hooks_off.get()[0]:  # inside a hook: its requests are not hooked, nor counted
             return wrapped(*args, **kwargs)
         iterations, run.model_calls = run.model_calls, run.model_calls + 1  # this agent's calls before this one
-        steps = any_hooks(_STEP_POINTS)
-        if not steps and not model_hooks_active():
+        steps = bool(chains[P.PRE_STEP] or chains[P.POST_STEP] or registry._open_scopes and any_hooks(_STEP_POINTS))
+        if not steps and not any_hooks(_MODEL_POINTS):
             return wrapped(*args, **kwargs)
     messages = args[0] if args else kwargs.pop("messages", None)
     rest = args[1:]
@@ -92,12 +97,19 @@ def get_response(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
     return _request(wrapped, instance, messages, rest, kwargs, run, iterations, steps)
 
 
-def _context(client: Any, messages: Any, run: RunState | None, iterations: int) -> tuple[Any, LazyView[Any]]:
+def _context(client: Any, messages: Any, run: RunState | None, iterations: int) -> tuple[Any, list[MessageView]]:
+    """The request's context; its dicts are made when a hook first reads them (the list then
+    holds their `MessageView`, the way back to framework messages)."""
     sent = list(messages or ())  # as sent, should a hook first read them after the call
-    view: LazyView[MessageView] = LazyView(lambda: MessageView(sent))
-    ctx = LazyMessagesContext(view.build, keep_copy=False, llm=client, agent=run.agent if run else None,
+    views: list[MessageView] = []
+
+    def build() -> list[dict[str, Any]]:
+        views.append(MessageView(sent))
+        return list(views[0].dicts)
+
+    ctx = LazyMessagesContext(build, keep_copy=False, llm=client, agent=run.agent if run else None,
                               agent_role=run.name if run else None, framework=FRAMEWORK, iterations=iterations)
-    return ctx, view
+    return ctx, views
 
 
 async def _request(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any],
@@ -106,19 +118,20 @@ async def _request(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, ..
         await next_step(run, messages)  # its hooks may have registered or removed model hooks
         if not model_hooks_active():
             return await wrapped(messages, *rest, **kwargs)
-    ctx, view = _context(client, messages, run, iterations)
+    ctx, views = _context(client, messages, run, iterations)
 
     async def send(c: LLMCallHookContext) -> Any:
-        return await wrapped(_outgoing(view, messages, c), *rest, **kwargs)
+        sent = views[0].to_messages(c.messages) if views and views[0].changed(c.messages) else messages
+        return await wrapped(sent, *rest, **kwargs)
 
     return await amodel_call(ctx, send, CHAT_SHAPE)
 
 
-def _outgoing(view: LazyView[MessageView], originals: Any, ctx: LLMCallHookContext) -> Any:
+def _outgoing(views: list[MessageView], originals: Any, ctx: LLMCallHookContext) -> Any:
     """What the request sends: the originals unless hooks read and changed the messages."""
-    if view.view is None or not view.view.changed(ctx.messages):
+    if not views or not views[0].changed(ctx.messages):
         return originals
-    return view.view.to_messages(ctx.messages)
+    return views[0].to_messages(ctx.messages)
 
 
 async def _streamed(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any],
@@ -129,10 +142,10 @@ async def _streamed(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, .
         await next_step(run, messages)
     if not model_hooks_active():
         return await _stream_of(wrapped(messages, *rest, **kwargs))
-    ctx, view = _context(client, messages, run, iterations)
+    ctx, views = _context(client, messages, run, iterations)
     await adispatch(P.PRE_MODEL_CALL, ctx)
     started = perf_counter()
-    stream = await _stream_of(wrapped(_outgoing(view, messages, ctx), *rest, **kwargs))
+    stream = await _stream_of(wrapped(_outgoing(views, messages, ctx), *rest, **kwargs))
     if stream is None or not hasattr(stream, "with_result_hook"):
         return stream
     if stream_mode() == "buffered":

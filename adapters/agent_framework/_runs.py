@@ -21,7 +21,6 @@ from hookport.boundary import (
     apre_step,
     open_execution,
 )
-from hookport.calls import model_hooks_active
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import any_hooks, has_hooks
@@ -70,7 +69,7 @@ class _Run:
         return _Inside(self)
 
     async def begin(self, inputs: Any) -> Any:
-        check_client(getattr(self.state.agent, "client", None), model_hooks_active())
+        check_client(getattr(self.state.agent, "client", None))
         if self.execution is not None:
             if any_hooks(_BEGIN_POINTS):
                 inputs = await self.execution.abegin(inputs)
@@ -137,14 +136,12 @@ _ALL_POINTS = (*_RUN_POINTS, P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint
                P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
 
 
-def run_followed() -> bool:
-    """Whether hookport follows a run starting here: inside one it follows, or when a hook
-    that such a run could dispatch is registered (its state is only kept then)."""
-    return current_run.get() is not None or any_hooks(_ALL_POINTS)
-
-
 def agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``AgentMiddlewareLayer.run(messages, *, stream=False, ...)``, for a run `run_followed`."""
+    """``AgentMiddlewareLayer.run(messages, *, stream=False, ...)``, when hookport follows the run:
+    inside one it follows, or when a hook such a run could dispatch is registered (its state is
+    only kept then). None: not followed."""
+    if current_run.get() is None and not any_hooks(_ALL_POINTS):
+        return None
     messages = args[0] if args else kwargs.pop("messages", None)
     rest = args[1:]
     if kwargs.get("stream"):
