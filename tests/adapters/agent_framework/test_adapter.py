@@ -307,3 +307,21 @@ def test_uninstall_leaves_cached_pipelines_inert(agent_framework_adapter: Any) -
 def test_instructions_reach_the_model(harness: Any) -> None:
     result = harness.run([Turn.final("ok")])
     assert result.model_inputs[0][0] == {"role": "system", "content": INSTRUCTIONS}
+
+
+def test_hooks_leave_the_frameworks_pipelines_to_it(harness: Any) -> None:
+    """Issue 29: with model and tool hooks registered hookport adds no middleware, so the framework
+    keeps its direct route (before: hookport's middleware in both pipelines sent every request and
+    tool call down the framework's middleware route, most of a no-op pair's cost)."""
+    seen: list[str] = []
+    for point in (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, P.PRE_TOOL_CALL, P.POST_TOOL_CALL):
+        register_hook(point, lambda ctx, point=point: seen.append(point.value))
+    requests: list[Any] = []
+    runs: list[Any] = []
+    client = ScriptedChatClient(number_tool_calls([Turn.call("add_numbers", a=2, b=3), Turn.final("5")]), requests)
+    asyncio.run(Agent(client, name="alpha", tools=counting_tools(runs)).run("go"))
+    assert seen == ["pre_model_call", "post_model_call", "pre_tool_call", "post_tool_call",
+                    "pre_model_call", "post_model_call"]
+    assert runs == [("add_numbers", {"a": 2, "b": 3})]
+    for pipeline in (client._cached_function_middleware_pipeline, client._cached_chat_middleware_pipeline):
+        assert pipeline is None or not pipeline.has_middlewares
