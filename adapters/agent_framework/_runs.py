@@ -23,7 +23,8 @@ from hookport.boundary import (
 )
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
-from hookport.registry import any_hooks, has_hooks
+from hookport import registry
+from hookport.registry import any_hooks, chains, has_hooks
 from hookport.runs import _current_execution
 
 from hookport.adapters.agent_framework._layers import check_client
@@ -70,13 +71,14 @@ class _Run:
 
     async def begin(self, inputs: Any) -> Any:
         check_client(getattr(self.state.agent, "client", None))
+        scoped = registry._open_scopes
         if self.execution is not None:
-            if any_hooks(_BEGIN_POINTS):
+            if chains[P.EXECUTION_START] or chains[P.INPUT] or scoped:
                 inputs = await self.execution.abegin(inputs)
             else:  # the same bookkeeping, with no hook to await
                 inputs = self.execution.begin(inputs)
         self.turn_started = perf_counter()
-        if not has_hooks(TURN_START):
+        if not (chains[TURN_START] or scoped and has_hooks(TURN_START)):
             return inputs
         return await apre_step(FRAMEWORK, AGENT_TURN, self.state.name, inputs, point=TURN_START,
                                agent=self.state.agent, agent_role=self.state.name)
@@ -86,11 +88,12 @@ class _Run:
             raise self.state.abort
         if self.state.step_started is not None:
             await close_step(self.state, output)
-        if has_hooks(TURN_END):
+        scoped = registry._open_scopes
+        if chains[TURN_END] or scoped and has_hooks(TURN_END):
             output = await apost_step(FRAMEWORK, AGENT_TURN, self.state.name, output, started=self.turn_started,
                                       point=TURN_END, agent=self.state.agent, agent_role=self.state.name)
         if self.execution is not None:
-            if any_hooks(_SUCCEED_POINTS):
+            if chains[P.OUTPUT] or chains[P.EXECUTION_END] or scoped:
                 output = await self.execution.asucceed(output)
             else:
                 output = self.execution.succeed(output)
@@ -130,8 +133,6 @@ class _Inside:
             current_run.set(None)
 
 
-_BEGIN_POINTS = (P.EXECUTION_START, P.INPUT)
-_SUCCEED_POINTS = (P.OUTPUT, P.EXECUTION_END)
 _ALL_POINTS = (*_RUN_POINTS, P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL,
                P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
 
@@ -152,7 +153,7 @@ def agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[s
 async def _arun(wrapped: Any, instance: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     run = _Run(instance)
     try:
-        with run.inside():
+        with _Inside(run):
             messages = await run.begin(messages)
             try:
                 result = await wrapped(messages, *rest, **kwargs)
