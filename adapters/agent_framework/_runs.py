@@ -151,20 +151,27 @@ def agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[s
 
 
 async def _arun(wrapped: Any, instance: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """A non-streamed run: the run is current for all of it, its execution from `begin` (which
+    sets it) to `close` (which resets it, last in first out: before, the execution outlived the
+    run in the caller's context and a second run awaited in the same task had no boundaries)."""
     run = _Run(instance)
+    token = current_run.set(run.state)
     try:
-        with _Inside(run):
-            messages = await run.begin(messages)
-            try:
-                result = await wrapped(messages, *rest, **kwargs)
-            except AbortEscape as escape:
-                raise escape.aborted from None
-            return await run.succeed(result)
+        messages = await run.begin(messages)
+        try:
+            result = await wrapped(messages, *rest, **kwargs)
+        except AbortEscape as escape:
+            raise escape.aborted from None
+        return await run.succeed(result)
     except BaseException as error:
         await run.fail(_unwrapped(error))
         raise
     finally:
         run.close()
+        try:
+            current_run.reset(token)
+        except ValueError:
+            current_run.set(None)
 
 
 def _stream_run(wrapped: Any, instance: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -178,6 +185,7 @@ def _stream_run(wrapped: Any, instance: Any, messages: Any, rest: tuple[Any, ...
         try:
             with run.inside():
                 begun = await run.begin(messages)
+                run.close()  # from here the execution is current per pull (`inside`), not by begin's token
                 inner = wrapped(begun, *rest, **kwargs)
             iterator = inner.__aiter__()
             while True:

@@ -325,3 +325,25 @@ def test_hooks_leave_the_frameworks_pipelines_to_it(harness: Any) -> None:
     assert runs == [("add_numbers", {"a": 2, "b": 3})]
     for pipeline in (client._cached_function_middleware_pipeline, client._cached_chat_middleware_pipeline):
         assert pipeline is None or not pipeline.has_middlewares
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["run", "stream"])
+def test_two_runs_awaited_in_one_task_each_have_their_boundaries(harness: Any, stream: bool) -> None:
+    """Before: the first run's execution stayed current in the caller's context after it ended,
+    so a second run awaited in the same task was taken for a nested one (no START, no END)."""
+    from hookport.runs import current_execution
+
+    seen: list[str] = []
+    register_hook(P.EXECUTION_START, lambda ctx: seen.append("start"))
+    register_hook(P.EXECUTION_END, lambda ctx: seen.append("end"))
+    agent, _, _ = fresh([Turn.final("one"), Turn.final("two")])
+    left: list[Any] = []
+
+    async def main() -> None:
+        for _ in range(2):
+            await (drain(agent, "go") if stream else agent.run("go"))
+            left.append(current_execution())
+
+    asyncio.run(main())
+    assert seen == ["start", "end", "start", "end"]
+    assert left == [None, None]
