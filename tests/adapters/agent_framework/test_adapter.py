@@ -314,8 +314,11 @@ def test_hooks_leave_the_frameworks_pipelines_to_it(harness: Any) -> None:
     keeps its direct route (before: hookport's middleware in both pipelines sent every request and
     tool call down the framework's middleware route, most of a no-op pair's cost)."""
     seen: list[str] = []
-    for point in (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, P.PRE_TOOL_CALL, P.POST_TOOL_CALL):
+    call_ids: list[Any] = []
+    for point in (P.PRE_MODEL_CALL, P.POST_MODEL_CALL):
         register_hook(point, lambda ctx, point=point: seen.append(point.value))
+    for point in (P.PRE_TOOL_CALL, P.POST_TOOL_CALL):
+        register_hook(point, lambda ctx, point=point: (seen.append(point.value), call_ids.append(ctx.tool_call_id)))
     requests: list[Any] = []
     runs: list[Any] = []
     client = ScriptedChatClient(number_tool_calls([Turn.call("add_numbers", a=2, b=3), Turn.final("5")]), requests)
@@ -323,6 +326,7 @@ def test_hooks_leave_the_frameworks_pipelines_to_it(harness: Any) -> None:
     assert seen == ["pre_model_call", "post_model_call", "pre_tool_call", "post_tool_call",
                     "pre_model_call", "post_model_call"]
     assert runs == [("add_numbers", {"a": 2, "b": 3})]
+    assert call_ids == ["call_1", "call_1"]  # the model's call id, on every release (1.0 passes it to invoke too)
     for pipeline in (client._cached_function_middleware_pipeline, client._cached_chat_middleware_pipeline):
         assert pipeline is None or not pipeline.has_middlewares
 
