@@ -7,7 +7,7 @@ Where each point fires:
 
 | point | Strands call site |
 |---|---|
-| EXECUTION_START / INPUT / OUTPUT / EXECUTION_END | the outermost ``Agent.stream_async`` (``agent(...)`` and ``invoke_async`` drain it): START/INPUT before the first event, OUTPUT/END when the event stream is drained, END(failed) when it raises or is closed |
+| EXECUTION_START / INPUT / OUTPUT / EXECUTION_END | the outermost ``Agent.stream_async`` (``agent(...)`` and ``invoke_async`` drain it): START/INPUT before the first event, OUTPUT/END when the event stream is drained, END(failed) when it raises or is closed; ``Agent.invoke_async`` is patched only to leave a hook's ``HookAborted`` as itself, so the stream it drains needs no generator around each event |
 | AGENT_TURN_START / AGENT_TURN_END ``kind="agent_turn"`` | every ``Agent.stream_async`` (agents used as tools too), named by the agent's ``name`` |
 | PRE_STEP / POST_STEP ``kind="event_loop_cycle"`` | ``event_loop_cycle``, under both names: ``strands.agent.agent`` imports it for the first cycle, ``strands.event_loop.event_loop`` recurses through its own |
 | PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``stream_messages`` as ``strands.event_loop.event_loop`` calls it: every request of whatever ``Model`` the agent uses |
