@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from functools import partial
 from contextvars import ContextVar
 from typing import Any
 
@@ -65,13 +66,49 @@ class _Body(wrapt.FunctionWrapper):  # type: ignore[misc]
     """hookport's wrapper on one tool class's ``forward`` (a type, so it is never wrapped twice)."""
 
 
+class _Guarded:
+    """A ``staticmethod`` or ``classmethod`` ``forward`` (every ``@tool``'s is static), guarded: still
+    that descriptor of the same function to whoever reads the class (``instance_to_source`` unwraps
+    one ``__wrapped__`` and exports that function's ``__source__``), while ``tool.forward`` is a
+    `_Body` that knows its tool (wrapt hands a wrapped ``staticmethod`` no instance)."""
+
+    def __init__(self, original: Any, wrapper: Any) -> None:
+        super().__init__(original.__func__)  # type: ignore[call-arg]
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        return _Body(super().__get__(instance, owner), partial(_of, instance))  # type: ignore[misc]
+
+
+def _of(tool: Any, wrapped: Any, _instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """`forward_entry` for the tool a static or class ``forward`` was read from."""
+    return forward_entry(wrapped, tool, args, kwargs)
+
+
+class _Static(_Guarded, staticmethod):  # type: ignore[misc]
+    pass
+
+
+class _Class(_Guarded, classmethod):  # type: ignore[misc]
+    pass
+
+
+def _guard(original: Any, wrapper: Any) -> Any:
+    """A tool class's ``forward`` guarded, of the same descriptor type as `original` so what
+    smolagents exports from the class (``instance_to_source``, ``to_dict``, ``save``) is unchanged."""
+    if type(original) is staticmethod:
+        return _Static(original, wrapper)
+    if type(original) is classmethod:
+        return _Class(original, wrapper)
+    return _Body(original, wrapper)
+
+
 def _tool_base() -> type:
     from smolagents.tools import Tool
 
     return Tool
 
 
-BODIES = CoveredClasses({"forward": forward_entry}, _Body, _tool_base)
+BODIES = CoveredClasses({"forward": forward_entry}, _Body, _tool_base, _guard, (_Static, _Class))
 """The ``forward`` methods hookport wrapped, class by class, so uninstall restores each one."""
 
 

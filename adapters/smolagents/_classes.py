@@ -28,12 +28,15 @@ class CoveredClasses:
     """The methods wrapped so far, with the originals uninstall puts back."""
 
     def __init__(self, wrappers: Mapping[str, Wrapper], marker: type[wrapt.FunctionWrapper],
-                 base: Callable[[], type]) -> None:
+                 base: Callable[[], type], make: Callable[[Any, Wrapper], Any] | None = None,
+                 ours: tuple[type, ...] = ()) -> None:
         self._wrappers = dict(wrappers)
         self._base = base
         """The family's base class (imported on first use): only it and its subclasses are patched."""
-        self._marker = marker
-        """hookport's wrapper type for these methods: a method already of this type is never wrapped again."""
+        self._make = make or marker
+        """What a method becomes (by default `marker` around it)."""
+        self._marker: tuple[type, ...] = (marker, *ours)
+        """hookport's wrapper types for these methods: a method already of one is never wrapped again."""
         self._lock = threading.Lock()
         self._seen: set[type] = set()
         self._patched: list[tuple[type, str, Any, bool]] = []
@@ -60,7 +63,7 @@ class CoveredClasses:
                     owner = cls  # inherited from outside the family: wrapped here, the foreign class untouched
                 defined = name in owner.__dict__
                 try:
-                    setattr(owner, name, self._marker(original, wrapper))
+                    setattr(owner, name, self._make(original, wrapper))
                 except (AttributeError, TypeError):  # a class that refuses new attributes
                     continue
                 self._patched.append((owner, name, original, defined))
