@@ -78,6 +78,18 @@ very use (a user's ``AfterToolCallEvent.retry``) is the same call for the tool's
 _PARAMETERS = ("agent", "tool_use", "tool_results", "invocation_state")
 
 
+def hooked_input(given: Any) -> dict[str, Any]:
+    """The ``tool_input`` hooks see: a copy of the use's input, or ``{}`` when it is no dict
+    (missing, or a string an ``_AgentAsTool`` takes as its prompt)."""
+    return dict(given) if isinstance(given, dict) else {}
+
+
+def decided_use(tool_use: dict[str, Any], given: Any, decided: dict[str, Any]) -> dict[str, Any]:
+    """The use to run: the caller's own object when the hooks left its input as they got it (a
+    use with no ``input`` or a string one stays as it was), else a copy with the hooks' input."""
+    return tool_use if decided == hooked_input(given) else {**tool_use, "input": decided}
+
+
 def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``ToolExecutor._stream(...)``: one tool call, hooked when a tool hook would run."""
     if not tool_hooks_active():
@@ -101,13 +113,13 @@ async def _run(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> A
     name = str(tool_use.get("name"))
     call_id = str(tool_use.get("toolUseId"))
     given = tool_use.get("input")
-    ctx = ToolCallHookContext(name, dict(given) if isinstance(given, dict) else {}, _tool_of(agent, name),
+    ctx = ToolCallHookContext(name, hooked_input(given), _tool_of(agent, name),
                               tool_call_id=call_id, framework=FRAMEWORK, agent=agent,
                               agent_role=getattr(agent, "name", None))
 
     async def run(c: ToolCallHookContext) -> ToolOutcome:
-        use = tool_use if c.tool_input == given else {**tool_use, "input": c.tool_input}
-        token = DECIDED_USE.set((call_id, name, c.tool_input))
+        use = decided_use(tool_use, given, c.tool_input)
+        token = DECIDED_USE.set((call_id, name, use.get("input")))
         try:
             return ToolOutcome(await drained(wrapped(agent, use, [], invocation_state, *extra, **options)), call_id)
         finally:

@@ -223,6 +223,10 @@ def test_every_target_is_patched_and_uninstall_restores_them(strands_adapter: An
     for target in here:
         value = wrapt.resolve_path(sys.modules[target.module], target.path)[2]
         assert value is before[target.name], f"{target.name} was not restored"
+    # the second adapter's uninstall also unguarded the classes guarded at import or registration
+    # (one process-wide set): reinstall the session's adapter so later tests meet them guarded
+    strands_adapter.uninstall()
+    strands_adapter.install()
 
 
 def test_native_model_hooks_run_around_hookports_and_see_its_replacement(harness: Any) -> None:
