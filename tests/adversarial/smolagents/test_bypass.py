@@ -317,8 +317,8 @@ def test_managed_agent_calls(deny: bool) -> None:
     """A managed agent (the boss calls it as a tool of its own): the intern's tool calls are hooked.
 
     The boss's call follows the schema the boss gave the intern: smolagents 1.20 makes
-    ``additional_args`` required (1.21 marks it nullable), and a call without it stops at the
-    argument check before the intern runs."""
+    ``additional_args`` required (1.15 has no such input, 1.26 marks it nullable), and a call
+    without it stops at the argument check before the intern runs."""
     intern = calling_agent([make_archive()], "intern", description="Archives notes.")
     boss = calling_agent([], "boss", managed_agents=[intern])
     SERVER.script(as_final_answer_calls([Turn.call("intern", task="archive the note", **required_extras(intern)),
