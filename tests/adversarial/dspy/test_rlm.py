@@ -3,8 +3,9 @@
 RLM runs each code action in its interpreter; the code's tool calls come back to this
 process, where RLM calls the ``dspy.Tool`` (``_make_interpreter_tool``: ``tool(**kwargs)``,
 ``tool.acall`` for an async one). The interpreter is DSPy's own ``LocalInterpreter`` (a
-persistent CPython worker process): RLM's default, the Deno/Pyodide sandbox, needs Deno to
-fetch Pyodide at first run, which this offline machine cannot. The tools run here, so each
+persistent CPython worker process): RLM's default, the Deno/Pyodide ``PythonInterpreter``, does
+not start offline (its ``runner.js`` imports ``https://deno.land/std@0.186.0/io/mod.ts`` and
+``npm:pyodide`` at first run; tried with Deno 2.9.8 from PyPI). The tools run here, so each
 test counts their real executions: 0 with the deny, and the twin (no deny) shows the
 model's code really reached the tool.
 """
@@ -76,11 +77,17 @@ def action(code: str) -> Turn:
     return Turn.final(chat_fields({"reasoning": "go", "code": f"```python\n{code}\n```"}))
 
 
-def run(code: str, tool: Any, *, entry: str = "sync") -> list[dict[str, Any]]:
-    """One RLM run: the model's first code action is `code`, its second submits; the model's requests."""
+def react_v2(name: str, **args: Any) -> Turn:
+    """A ``dspy.ReActV2`` turn (ChatAdapter fields) calling one tool."""
+    return Turn.final(chat_fields({"next_thought": "go", "tool_calls": {"tool_calls": [{"name": name, "args": args}]}}))
+
+
+def run(code: str, tool: Any, *, entry: str = "sync", between: tuple[Turn, ...] = ()) -> list[dict[str, Any]]:
+    """One RLM run: the model's first code action is `code` (then the turns `between`, for what the
+    code asks the model), its last submits; the model's requests."""
     server = ScriptedOpenAIServer(by_conversation=False).start()
     try:
-        server.script([action(code), action("SUBMIT(answer='done')")])
+        server.script([action(code), *between, action("SUBMIT(answer='done')")])
         rlm = dspy.RLM("question -> answer", max_iters=3, tools=[tool], interpreter_factory=LocalInterpreter)
         with dspy.context(lm=build_lm(server.base_url)):
             result = rlm(question="Archive it.") if entry == "sync" else asyncio.run(rlm.acall(question="Archive it."))
@@ -131,3 +138,18 @@ def test_rlm_argument_based_deny() -> None:
     run("archive_note(note='public')\ntry:\n    archive_note(note='secret')\nexcept Exception as e:\n    print(e)",
         archive_note)
     assert RUNS == ["public"]
+
+
+SUB_AGENT = "import dspy\nr = dspy.ReActV2('question -> answer', tools=[archive_note])(question='go')\nprint(r.answer)"
+
+
+@DENY
+def test_rlm_code_building_a_sub_agent_with_the_tool(deny: bool) -> None:
+    """The code builds a ``dspy.ReActV2`` sub-agent in the sandbox (RLM's dspy facade): the host runs
+    it with the real tool object, and its model reads the refusal."""
+    if deny:
+        register_hook(P.PRE_TOOL_CALL, refuse, tools=["archive_note"])
+    requests = run(SUB_AGENT, archive_note, between=(react_v2("archive_note", note="sub"),
+                                                     react_v2("submit", answer="sub done")))
+    assert RUNS == ([] if deny else ["sub"])
+    assert (REFUSED in json.dumps(requests[2])) is deny  # the sub-agent's second request
