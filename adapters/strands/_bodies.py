@@ -28,7 +28,7 @@ from hookport.adapters.strands._state import FRAMEWORK, agent_fields, agent_of
 from hookport.adapters.strands._tools import DECIDED_USE, SHAPE, ToolOutcome
 from hookport.calls import atool_call
 from hookport.contexts import ToolCallHookContext
-from hookport.decisions import body_layer, body_must_decide, tool_hooks_active
+from hookport.decisions import body_layer, decided_outside, tool_hooks_active
 
 LAYER = body_layer(FRAMEWORK)
 
@@ -40,7 +40,7 @@ def tool_body(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[s
     tool_use = args[0] if args else kwargs.get("tool_use")
     given = tool_use.get("input") if isinstance(tool_use, dict) else None
     name = getattr(instance, "tool_name", None)
-    if not body_must_decide(name, LAYER, given if isinstance(given, dict) else None) \
+    if decided_outside(name, LAYER, given if isinstance(given, dict) else None) \
             or (isinstance(tool_use, dict) and DECIDED_USE.get() == (str(tool_use.get("toolUseId")), name, given)):
         return wrapped(*args, **kwargs)
     return _guarded(wrapped, str(name), tool_use, args, kwargs)
