@@ -306,9 +306,10 @@ def test_boss_tool_named_like_the_interns(deny: bool) -> None:
 
 
 def required_extras(managed: Any) -> dict[str, Any]:
-    """The managed agent's required inputs besides ``task``, each with an empty value of its type."""
+    """The managed agent's required inputs besides ``task``, each with an empty value of its type
+    (1.15's agents declare no inputs: the boss calls them with ``task`` alone)."""
     empty = {"object": {}, "string": "", "array": []}
-    return {key: empty[schema["type"]] for key, schema in managed.inputs.items()
+    return {key: empty[schema["type"]] for key, schema in getattr(managed, "inputs", {}).items()
             if key != "task" and not schema.get("nullable", False)}
 
 
