@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import datetime as dt
 import io
 import json
 import os
+import platform
 import subprocess
 import sys
 import tarfile
@@ -226,6 +228,7 @@ def main() -> int:
     known = by_design(options.framework)
     unexplained = {i: p for i, p in confirmed.items() if i not in known}
     result = {"framework": options.framework, "distribution": suite.distribution, "version": version,
+              "python": platform.python_version(), "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
               "tests": len(runs["base"]), "passed_without_hookport": sum(v == "passed" for v in runs["base"].values()),
               "differences": {i: {"without": p[0], "with": p[1], "by_design": known.get(i)} for i, p in confirmed.items()},
               "left_out": list(suite.ignore), "flaky": sorted(set(first) - set(confirmed))}
