@@ -25,7 +25,7 @@ import wrapt
 
 from hookport.adapters.strands._events import drained
 from hookport.adapters.strands._state import FRAMEWORK, agent_fields, agent_of
-from hookport.adapters.strands._tools import DECIDED_USE, SHAPE, ToolOutcome
+from hookport.adapters.strands._tools import DECIDED_USE, SHAPE, ToolOutcome, hook_input, use_to_run
 from hookport.calls import atool_call
 from hookport.contexts import ToolCallHookContext
 from hookport.decisions import body_layer, body_must_decide, tool_hooks_active
@@ -51,12 +51,12 @@ async def _guarded(wrapped: Any, name: str, tool_use: dict[str, Any], args: tupl
     state = args[1] if len(args) > 1 else kwargs.get("invocation_state")
     given = tool_use.get("input")
     call_id = str(tool_use.get("toolUseId"))
-    ctx = ToolCallHookContext(name, dict(given) if isinstance(given, dict) else {}, tool_call_id=call_id,
+    ctx = ToolCallHookContext(name, hook_input(given), tool_call_id=call_id,
                               framework=FRAMEWORK, **agent_fields(agent_of(state)))
 
     async def run(c: ToolCallHookContext) -> ToolOutcome:
-        use = tool_use if c.tool_input == given else {**tool_use, "input": c.tool_input}
-        token = DECIDED_USE.set((call_id, name, c.tool_input))
+        use = use_to_run(tool_use, given, c.tool_input)
+        token = DECIDED_USE.set((call_id, name, use.get("input")))
         try:
             events = wrapped(use, *args[1:], **kwargs) if args else wrapped(**{**kwargs, "tool_use": use})
             return ToolOutcome(await drained(events), call_id)

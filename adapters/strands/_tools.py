@@ -78,6 +78,17 @@ very use (a user's ``AfterToolCallEvent.retry``) is the same call for the tool's
 _PARAMETERS = ("agent", "tool_use", "tool_results", "invocation_state")
 
 
+def hook_input(given: Any) -> dict[str, Any]:
+    """What ``ctx.tool_input`` starts as: a copy of the use's input, ``{}`` when it is not an object."""
+    return dict(given) if isinstance(given, dict) else {}
+
+
+def use_to_run(tool_use: dict[str, Any], given: Any, tool_input: dict[str, Any]) -> dict[str, Any]:
+    """The tool use the tool gets: the caller's own unless a hook changed the input (a use whose
+    input is missing or a string reaches the tool as it was when no hook touched it)."""
+    return tool_use if tool_input == hook_input(given) else {**tool_use, "input": tool_input}
+
+
 def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``ToolExecutor._stream(...)``: one tool call, hooked when a tool hook would run."""
     if not tool_hooks_active():
@@ -94,13 +105,13 @@ async def _run(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> A
     name = str(tool_use.get("name"))
     call_id = str(tool_use.get("toolUseId"))
     given = tool_use.get("input")
-    ctx = ToolCallHookContext(name, dict(given) if isinstance(given, dict) else {}, _tool_of(agent, name),
+    ctx = ToolCallHookContext(name, hook_input(given), _tool_of(agent, name),
                               tool_call_id=call_id, framework=FRAMEWORK, **agent_fields(agent))
 
     async def run(c: ToolCallHookContext) -> ToolOutcome:
-        use = tool_use if c.tool_input == given else {**tool_use, "input": c.tool_input}
+        use = use_to_run(tool_use, given, c.tool_input)
         ran: list[Any] = []
-        token = DECIDED_USE.set((call_id, name, c.tool_input))
+        token = DECIDED_USE.set((call_id, name, use.get("input")))
         try:
             events = wrapped(bound["agent"], use, ran, bound["invocation_state"], *extra, **options)
             return ToolOutcome(await drained(events), call_id)
