@@ -17,7 +17,8 @@ but their end does not end the run (shared state is the owner's to drop).
 
 from __future__ import annotations
 
-import uuid
+import itertools
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -61,9 +62,33 @@ def bound_run() -> Optional[BoundRun]:
     return _bound.get()
 
 
+class _RunIds:
+    """Fresh run ids without a `uuid4` per run (about 2-7 µs, as much as a hooked call).
+
+    An id is this process's 64 random bits (drawn once, and again in a forked child) and a
+    64-bit counter: 32 hex digits, unique across processes and hosts as a uuid4 is, at
+    the cost of one counter step.
+    """
+
+    def __init__(self) -> None:
+        self.reseed()
+
+    def reseed(self) -> None:
+        self.prefix = os.urandom(8).hex()
+        self.counter = itertools.count(int.from_bytes(os.urandom(4), "big"))
+
+    def new(self) -> str:
+        return f"{self.prefix}{next(self.counter) & 0xFFFF_FFFF_FFFF_FFFF:016x}"
+
+
+_run_ids = _RunIds()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_run_ids.reseed)
+
+
 def new_run_id() -> str:
     """A fresh run id: 32 hex digits, unique across processes and hosts."""
-    return uuid.uuid4().hex
+    return _run_ids.new()
 
 
 @contextmanager

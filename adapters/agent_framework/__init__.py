@@ -10,26 +10,24 @@ Where each point fires:
 | EXECUTION_START / INPUT / OUTPUT / EXECUTION_END | the outermost ``Agent.run`` (``AgentMiddlewareLayer.run``), non-streamed or ``stream=True`` (a streamed run ends when its stream is read to the end, or is closed) |
 | AGENT_TURN_START / AGENT_TURN_END ``kind="agent_turn"`` | every ``Agent.run`` (nested agents too), named by the agent's ``name`` |
 | PRE_STEP / POST_STEP ``kind="tool_loop"`` | each iteration of the tool loop: a model request and the tool calls it asked for |
-| PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | hookport's ``ChatMiddleware``, per model request of any chat client built on ``ChatMiddlewareLayer`` |
-| PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | hookport's ``FunctionMiddleware``, per call the tool loop runs (function tools, MCP tools, parallel calls); the tool body ``FunctionTool.invoke`` for any call no call site decided (`_body`) |
+| PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``BaseChatClient.get_response``, once per model request of any chat client built on it (`_requests`) |
+| PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ``FunctionTool.invoke``, per tool call (function tools, MCP tools, parallel calls, app code's own ``invoke``) (`_calls`); the tool body ``FunctionTool.__call__`` for any call no call site decided (`_body`) |
 
 Native or patched, and why. Agent Framework's middleware (``ChatMiddleware``,
-``FunctionMiddleware``; ``agent_framework._middleware``) can proceed
-(``call_next``), mutate (``context.messages`` / ``context.arguments``), replace
-(``context.result``) and abort (raise), with the same shape from 1.0 to 1.23, so
-model and tool points join it: hookport appends one middleware of each kind to
-the pipeline each client assembles (``ChatMiddlewareLayer._get_chat_middleware_pipeline``,
-``FunctionInvocationLayer._get_function_middleware_pipeline``) while hooks for
-their points are registered (the chat middleware also joins every run hookport
-follows, to count the run's model calls for ``ctx.iterations``). With nothing
-registered the pipelines stay the framework's own; a hook registered during such
-a run applies from the next tool call at the tool body (``FunctionTool.invoke``,
-`_body`): a deny refuses with the same text, an abort after a tool ran leaves
-``Agent.run`` as ``HookAborted`` (`_plain_run`). That covers every
-agent, agents built before ``install()``, and direct ``client.get_response`` calls.
-hookport's middleware comes last, so it runs right around the real request or
-tool body, after the agent's middleware and then the run's (``Agent(middleware=...)``,
-``agent.run(middleware=...)``, the client's own), which keep working untouched.
+``FunctionMiddleware``) can express the contract, and hookport joined it until
+issue 29: but a pipeline holding any middleware sends every request and tool call
+down the framework's middleware route (a ``ChatContext`` / ``FunctionInvocationContext``,
+argument snapshots, the pipeline's closures, compaction bookkeeping), which cost
+more than a no-op PRE+POST pair's whole budget. So the model and tool points are
+patched one level below the pipelines, at the two methods each request and each
+tool call pass exactly once, from the end of the users' pipeline or directly when
+there is none: ``BaseChatClient.get_response`` and ``FunctionTool.invoke``. The
+users' middleware keeps running first, untouched; the order of a client's layers
+no longer matters to hookport (the tool loop asks the layers below it once per
+request); agents built before ``install()`` and direct client calls are reached;
+a hook registered mid-run applies from the next request or tool call. With nothing
+registered each wrapper is one lookup; a run begun so still turns an abort raised
+after a tool ran into ``HookAborted`` (`_plain_run`).
 
 Runs are patched at ``AgentMiddlewareLayer.run`` instead of joining
 ``AgentMiddleware``: a streamed run's end is only visible through
@@ -38,16 +36,13 @@ Runs are patched at ``AgentMiddlewareLayer.run`` instead of joining
 
 A refused tool call gives the model ``Error: Tool call <name> was refused:
 <reason>`` as that call's function result, in the framework's ``Error: ...``
-style; the body never runs and nothing retries it. A ``HookAborted`` raised
+style; the tool never runs and nothing retries it. A ``HookAborted`` raised
 after a tool ran leaves ``Agent.run`` as ``HookAborted`` (the framework would
 turn any exception there into "Error: Function failed.").
 
-The layer-order trap: a client class listing ``ChatMiddlewareLayer`` before
-``FunctionInvocationLayer`` runs chat middleware once around the whole tool loop
-and drops function middleware passed to the agent. hookport's tool hooks still
-run (its function middleware joins at the function layer itself); its model
-hooks cannot run per request there, so a run on such a client raises
-`ClientLayersError` when model hooks are registered and logs a warning otherwise.
+A client that is not a ``BaseChatClient`` (protocol only) makes requests hookport
+cannot see: a run on it raises `ClientLayersError` when model hooks are
+registered and logs a warning otherwise.
 """
 
 from __future__ import annotations
@@ -59,10 +54,12 @@ from typing import Any, ClassVar
 from hookport.adapters._base import Adapter, InstallReport, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport import registry
-from hookport.registry import has_hooks
-from hookport.decisions import body_layer, body_must_decide
+from hookport.decisions import body_must_decide, decided_outside, tool_hooks_active
 
+from hookport.adapters.agent_framework import _body
+from hookport.adapters.agent_framework._calls import LAYER as CALL_LAYER, invoke
 from hookport.adapters.agent_framework._layers import ClientLayersError
+from hookport.adapters.agent_framework._requests import get_response
 from hookport.adapters.agent_framework._state import (ACTIVE, AbortEscape, buffered_streaming, current_run,
                                                      in_plain_run, set_stream_mode, stream_mode)
 
@@ -71,22 +68,23 @@ __all__ = ["AgentFrameworkAdapter", "ClientLayersError", "buffered_streaming", "
 P = InterceptionPoint
 _MIDDLEWARE = "agent_framework._middleware"
 _TOOLS = "agent_framework._tools"
+_CLIENTS = "agent_framework._clients"
 _RUN = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END,
         ExtensionPoint.AGENT_TURN_START, ExtensionPoint.AGENT_TURN_END)
 MODEL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL, P.PRE_STEP, P.POST_STEP)
 TOOL_POINTS = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
-NATIVE_POINTS = (*MODEL_POINTS, *TOOL_POINTS)
-BODY_LAYER = body_layer("agent-framework")
 
 
 def _agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    if not registry._global and not registry._open_scopes:  # nothing registered: straight through
-        if kwargs.get("stream"):
-            return _plain_stream(wrapped(*args, **kwargs))
-        return _plain_run(wrapped(*args, **kwargs))
-    from hookport.adapters.agent_framework._runs import agent_run
+    if ACTIVE.on and (registry._global or registry._open_scopes):  # nothing registered: one lookup
+        from hookport.adapters.agent_framework._runs import agent_run
 
-    return agent_run(wrapped, instance, args, kwargs)
+        followed = agent_run(wrapped, instance, args, kwargs)
+        if followed is not None:
+            return followed
+    if kwargs.get("stream"):
+        return _plain_stream(wrapped(*args, **kwargs))
+    return _plain_run(wrapped(*args, **kwargs))
 
 
 async def _plain_run(awaitable: Any) -> Any:
@@ -121,39 +119,26 @@ def _plain_stream(stream: Any) -> Any:
 
 
 def _tool_invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``FunctionTool.invoke``, the tool body's second line of defence (`_body`): idle, two lookups."""
-    given = kwargs.get("arguments")
-    if not body_must_decide(getattr(instance, "name", None), BODY_LAYER, given if type(given) is dict else None):
+    """``FunctionTool.invoke``, the tool calls' call site (`_calls`): idle, one lookup."""
+    if not registry._global and not registry._open_scopes:
         return wrapped(*args, **kwargs)
-    from hookport.adapters.agent_framework._body import guarded
+    given = kwargs.get("arguments")
+    if not body_must_decide(getattr(instance, "name", None), CALL_LAYER, given if type(given) is dict else None):
+        return wrapped(*args, **kwargs)
+    return invoke(wrapped, instance, args, kwargs)
 
-    return guarded(wrapped, instance, args, kwargs)
 
-
-def _with_ours(points: tuple[Any, ...], middleware_name: str, in_runs: bool = False) -> Any:
-    """A wrapper for a client's ``_get_*_middleware_pipeline(middleware)``: hookport's
-    middleware joins the list last while a hook for its points is registered, or, with
-    `in_runs`, inside every run hookport follows (the chat middleware counts the run's
-    model calls, so ``ctx.iterations`` is right for a model hook registered mid-run)."""
-
-    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if not ACTIVE.on or not (in_runs and current_run.get() is not None) and (
-                not registry._global and not registry._open_scopes or not any(has_hooks(p) for p in points)):
-            return wrapped(*args, **kwargs)
-        from hookport.adapters.agent_framework import _middleware
-
-        ours = getattr(_middleware, middleware_name)
-        if args:
-            given, rest = args[0], args[1:]
-        else:
-            key = next((k for k in ("middleware", "runtime_middleware") if k in kwargs), None)
-            given, rest = (kwargs.pop(key) if key else ()), ()
-        middleware = list(given or ())
-        if ours not in middleware:
-            middleware.append(ours)
-        return wrapped(middleware, *rest, **kwargs)
-
-    return wrapper
+def _tool_body(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``FunctionTool.__call__``, the tool's own code (`_body`): claims the call site's decision."""
+    if not registry._global and not registry._open_scopes:
+        return wrapped(*args, **kwargs)
+    if decided_outside(getattr(instance, "name", None), _body.LAYER, None):
+        if isinstance(getattr(instance, "func", None), _body.TOOL_CLASS or _body.tool_class()):
+            return _body.nested(wrapped, instance.func, args, kwargs)
+        return wrapped(*args, **kwargs)
+    if not tool_hooks_active():
+        return wrapped(*args, **kwargs)
+    return _body.guarded(wrapped, instance, args, kwargs)
 
 
 class AgentFrameworkAdapter(Adapter):
@@ -167,16 +152,13 @@ class AgentFrameworkAdapter(Adapter):
     def targets(self) -> Sequence[Target]:
         return (
             Target(_MIDDLEWARE, "AgentMiddlewareLayer.run", _agent_run, _RUN, "async"),
-            Target(_MIDDLEWARE, "ChatMiddlewareLayer._get_chat_middleware_pipeline",
-                   _with_ours(MODEL_POINTS, "CHAT_MIDDLEWARE", in_runs=True), MODEL_POINTS, "sync"),
-            Target(_TOOLS, "FunctionInvocationLayer._get_function_middleware_pipeline",
-                   _with_ours(TOOL_POINTS, "FUNCTION_MIDDLEWARE"), TOOL_POINTS, "sync"),
+            Target(_CLIENTS, "BaseChatClient.get_response", get_response, MODEL_POINTS, "async"),
             Target(_TOOLS, "FunctionTool.invoke", _tool_invoke, TOOL_POINTS, "async"),
+            Target(_TOOLS, "FunctionTool.__call__", _tool_body, TOOL_POINTS, "sync"),
         )
 
     def activate(self, report: InstallReport) -> None:
         ACTIVE.on = True
-        report.native = sorted(p.value for p in NATIVE_POINTS)
         super().activate(report)
 
     def deactivate(self) -> None:

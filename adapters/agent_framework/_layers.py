@@ -1,13 +1,10 @@
-"""The order of a chat client's layers, which decides whether middleware runs per request.
+"""Whether a chat client's model requests pass where hookport dispatches model hooks.
 
-Agent Framework's chat clients are built from layers: ``FunctionInvocationLayer``
-(the tool loop, which runs function middleware), ``ChatMiddlewareLayer`` (chat
-middleware) and ``BaseChatClient``. The providers put the function layer first,
-so chat middleware runs once per model request. A client class that puts
-``ChatMiddlewareLayer`` first makes chat middleware wrap the whole tool loop
-once, and the chat layer drops every function middleware passed to the run
-(silently in 1.0, with a log line from 1.15). A client without
-``ChatMiddlewareLayer`` runs no chat middleware at all.
+hookport joins every request at ``BaseChatClient.get_response``, below the client's layers
+(``FunctionInvocationLayer``, the tool loop; ``ChatMiddlewareLayer``, chat middleware), so the
+order of those layers does not matter to hookport: the tool loop asks the layers below it once
+per request. A client that is not a ``BaseChatClient`` (an object that only follows the
+chat-client protocol) makes its requests somewhere hookport does not see.
 """
 
 from __future__ import annotations
@@ -15,46 +12,42 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from hookport.calls import model_hooks_active
+
 logger = logging.getLogger("hookport")
 
 _checked: dict[type, str | None] = {}
+_warned: set[type] = set()
 
 
 def layer_problem(client_class: type) -> str | None:
-    """Why model hooks cannot run once per request on this client class (None: they can)."""
+    """Why model hooks cannot run on this client class's requests (None: they can)."""
     if client_class in _checked:
         return _checked[client_class]
-    from agent_framework import FunctionInvocationLayer
-    from agent_framework._middleware import ChatMiddlewareLayer
+    from agent_framework import BaseChatClient
 
-    mro = client_class.__mro__
     problem: str | None = None
-    if ChatMiddlewareLayer not in mro:
-        problem = (f"{client_class.__qualname__} has no ChatMiddlewareLayer: Agent Framework runs no chat middleware "
-                   "on it, so hookport sees none of its model requests")
-    elif FunctionInvocationLayer in mro and mro.index(ChatMiddlewareLayer) < mro.index(FunctionInvocationLayer):
-        problem = (f"{client_class.__qualname__} lists ChatMiddlewareLayer before FunctionInvocationLayer: Agent "
-                   "Framework then runs chat middleware once around the whole tool loop (not per model request) "
-                   "and drops the function middleware given to Agent(...) or run(...); put "
-                   "FunctionInvocationLayer first, as the provider clients do")
+    if not issubclass(client_class, BaseChatClient):
+        problem = (f"{client_class.__qualname__} is not a BaseChatClient: its model requests do not pass "
+                   "BaseChatClient.get_response, so hookport sees none of them")
     _checked[client_class] = problem
     return problem
 
 
 class ClientLayersError(RuntimeError):
-    """Model hooks are registered but the agent's chat client cannot run them per request."""
+    """Model hooks are registered but the agent's chat client makes its requests where hookport cannot see them."""
 
 
-def check_client(client: Any, model_hooks: bool) -> None:
-    """Report a client whose layers keep model hooks from running per request: an error
-    when model hooks are registered (never a silent miss), a logged warning otherwise."""
-    if client is None:
+def check_client(client: Any) -> None:
+    """Report a client whose requests model hooks cannot see: an error when model hooks are
+    registered (never a silent miss), a logged warning once per class otherwise."""
+    if client is None or _checked.get(type(client), "") is None:  # a class already found fine: one lookup
         return
     problem = layer_problem(type(client))
     if problem is None:
         return
-    if model_hooks:
+    if model_hooks_active():
         raise ClientLayersError(f"hookport agent-framework: {problem}")
-    if not getattr(check_client, "_warned", set()).__contains__(type(client)):
-        check_client._warned = getattr(check_client, "_warned", set()) | {type(client)}  # type: ignore[attr-defined]
+    if type(client) not in _warned:
+        _warned.add(type(client))
         logger.warning("hookport agent-framework: %s", problem)

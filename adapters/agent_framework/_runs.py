@@ -9,9 +9,8 @@ early or raises.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import contextmanager
 from time import perf_counter
-from typing import Any, Iterator
+from typing import Any
 
 from hookport.boundary import (
     AGENT_TURN,
@@ -20,18 +19,17 @@ from hookport.boundary import (
     Execution,
     apost_step,
     apre_step,
-    entered,
     open_execution,
 )
-from hookport.calls import model_hooks_active
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport import registry
-from hookport.registry import has_hooks
+from hookport.registry import any_hooks, chains, has_hooks
+from hookport.runs import _current_execution
 
 from hookport.adapters.agent_framework._layers import check_client
-from hookport.adapters.agent_framework._middleware import close_step
-from hookport.adapters.agent_framework._state import ACTIVE, FRAMEWORK, AbortEscape, RunState, current_run
+from hookport.adapters.agent_framework._requests import close_step
+from hookport.adapters.agent_framework._state import FRAMEWORK, AbortEscape, RunState, current_run
 
 from hookport.adapters.agent_framework._messages import response_text, with_response_text
 from hookport.answers import register_answer_type
@@ -56,41 +54,49 @@ def _unwrapped(error: BaseException) -> BaseException:
 
 
 class _Run:
-    """One run's boundary (outermost only), turn and state."""
+    """One run's boundary (outermost only), turn and state. Each of its points that has no hook
+    is skipped with a lookup (no context, no coroutine): a run with model and tool hooks only pays
+    for little more than its `RunState`."""
+
+    __slots__ = ("state", "execution", "turn_started")
 
     def __init__(self, agent: Any) -> None:
         self.state = RunState(agent)
         self.execution: Execution | None = open_execution(FRAMEWORK, agent=agent, agent_role=self.state.name)
         self.turn_started: float | None = None
 
-    @contextmanager
-    def inside(self) -> Iterator[None]:
-        token = current_run.set(self.state)
-        try:
-            with entered(self.execution):
-                yield
-        finally:
-            try:
-                current_run.reset(token)
-            except ValueError:
-                current_run.set(None)
+    def inside(self) -> "_Inside":
+        """This run as the current one (and its execution) for one block of work."""
+        return _Inside(self)
 
     async def begin(self, inputs: Any) -> Any:
-        check_client(getattr(self.state.agent, "client", None), model_hooks_active())
+        check_client(getattr(self.state.agent, "client", None))
+        scoped = registry._open_scopes
         if self.execution is not None:
-            inputs = await self.execution.abegin(inputs)
+            if chains[P.EXECUTION_START] or chains[P.INPUT] or scoped:
+                inputs = await self.execution.abegin(inputs)
+            else:  # the same bookkeeping, with no hook to await
+                inputs = self.execution.begin(inputs)
         self.turn_started = perf_counter()
+        if not (chains[TURN_START] or scoped and has_hooks(TURN_START)):
+            return inputs
         return await apre_step(FRAMEWORK, AGENT_TURN, self.state.name, inputs, point=TURN_START,
                                agent=self.state.agent, agent_role=self.state.name)
 
     async def succeed(self, output: Any) -> Any:
         if self.state.abort is not None:
             raise self.state.abort
-        await close_step(self.state, output)
-        output = await apost_step(FRAMEWORK, AGENT_TURN, self.state.name, output, started=self.turn_started,
-                                  point=TURN_END, agent=self.state.agent, agent_role=self.state.name)
+        if self.state.step_started is not None:
+            await close_step(self.state, output)
+        scoped = registry._open_scopes
+        if chains[TURN_END] or scoped and has_hooks(TURN_END):
+            output = await apost_step(FRAMEWORK, AGENT_TURN, self.state.name, output, started=self.turn_started,
+                                      point=TURN_END, agent=self.state.agent, agent_role=self.state.name)
         if self.execution is not None:
-            output = await self.execution.asucceed(output)
+            if chains[P.OUTPUT] or chains[P.EXECUTION_END] or scoped:
+                output = await self.execution.asucceed(output)
+            else:
+                output = self.execution.succeed(output)
         return output
 
     async def fail(self, error: BaseException) -> None:
@@ -102,22 +108,41 @@ class _Run:
             self.execution.close()
 
 
+class _Inside:
+    """`_Run.inside`: a plain context manager (entered on every pull of a streamed run)."""
+
+    __slots__ = ("_run", "_token", "_execution_token")
+
+    def __init__(self, run: _Run) -> None:
+        self._run = run
+
+    def __enter__(self) -> None:
+        self._token = current_run.set(self._run.state)
+        execution = self._run.execution
+        self._execution_token = None if execution is None else _current_execution.set(execution)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._execution_token is not None:
+            try:
+                _current_execution.reset(self._execution_token)
+            except ValueError:
+                _current_execution.set(None)
+        try:
+            current_run.reset(self._token)
+        except ValueError:
+            current_run.set(None)
+
+
 _ALL_POINTS = (*_RUN_POINTS, P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL,
                P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
 
 
-def any_hooks() -> bool:
-    """Whether a run here could dispatch anything (the run's state is only kept then);
-    nothing registered anywhere is the engine's one-lookup check (as the CrewAI adapter does)."""
-    if not registry._global and not registry._open_scopes:
-        return False
-    return any(has_hooks(point) for point in _ALL_POINTS)
-
-
 def agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``AgentMiddlewareLayer.run(messages, *, stream=False, ...)``."""
-    if not ACTIVE.on or current_run.get() is None and not any_hooks():
-        return wrapped(*args, **kwargs)
+    """``AgentMiddlewareLayer.run(messages, *, stream=False, ...)``, when hookport follows the run:
+    inside one it follows, or when a hook such a run could dispatch is registered (its state is
+    only kept then). None: not followed."""
+    if current_run.get() is None and not any_hooks(_ALL_POINTS):
+        return None
     messages = args[0] if args else kwargs.pop("messages", None)
     rest = args[1:]
     if kwargs.get("stream"):
@@ -126,20 +151,27 @@ def agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[s
 
 
 async def _arun(wrapped: Any, instance: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """A non-streamed run: the run is current for all of it, its execution from `begin` (which
+    sets it) to `close` (which resets it, last in first out: before, the execution outlived the
+    run in the caller's context and a second run awaited in the same task had no boundaries)."""
     run = _Run(instance)
+    token = current_run.set(run.state)
     try:
-        with run.inside():
-            messages = await run.begin(messages)
-            try:
-                result = await wrapped(messages, *rest, **kwargs)
-            except AbortEscape as escape:
-                raise escape.aborted from None
-            return await run.succeed(result)
+        messages = await run.begin(messages)
+        try:
+            result = await wrapped(messages, *rest, **kwargs)
+        except AbortEscape as escape:
+            raise escape.aborted from None
+        return await run.succeed(result)
     except BaseException as error:
         await run.fail(_unwrapped(error))
         raise
     finally:
         run.close()
+        try:
+            current_run.reset(token)
+        except ValueError:
+            current_run.set(None)
 
 
 def _stream_run(wrapped: Any, instance: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -153,6 +185,7 @@ def _stream_run(wrapped: Any, instance: Any, messages: Any, rest: tuple[Any, ...
         try:
             with run.inside():
                 begun = await run.begin(messages)
+                run.close()  # from here the execution is current per pull (`inside`), not by begin's token
                 inner = wrapped(begun, *rest, **kwargs)
             iterator = inner.__aiter__()
             while True:

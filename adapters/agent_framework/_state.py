@@ -14,8 +14,8 @@ FRAMEWORK = "agent-framework"
 
 
 class Switch:
-    """On while the adapter is installed; middleware already in a client's cached
-    pipeline lets everything through after uninstall."""
+    """On while the adapter is installed: a run wrapper still on the stack of a run begun
+    before ``uninstall()`` lets the rest of it through."""
 
     __slots__ = ("on",)
 

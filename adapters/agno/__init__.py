@@ -50,9 +50,8 @@ too each request and tool call is hooked once, by this adapter.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from hookport import registry
 from hookport.adapters._base import Adapter, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
 
@@ -69,31 +68,6 @@ _MODELS = "agno.models.base"
 _TOOLS = "agno.tools.function"
 
 
-def _lazy(module: str, name: str) -> Any:
-    """A wrapper that imports its implementation on first use (importing hookport imports no Agno)
-    and lets every call straight through while no hook is registered anywhere (one lookup)."""
-    found: list[Any] = []
-
-    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if not registry._global and not registry._open_scopes:
-            return wrapped(*args, **kwargs)
-        if not found:
-            import importlib
-
-            found.append(getattr(importlib.import_module(module), name))
-        return found[0](wrapped, instance, args, kwargs)
-
-    wrapper.__name__ = name
-    return wrapper
-
-
-_M = "hookport.adapters.agno._models"
-_T = "hookport.adapters.agno._tools"
-_R = "hookport.adapters.agno._runs"
-_run = _lazy(_R, "agent_run")
-_arun = _lazy(_R, "agent_arun")
-
-
 class AgnoAdapter(Adapter):
     name: ClassVar[str] = "agno"
     distribution: ClassVar[str] = "agno"
@@ -103,17 +77,21 @@ class AgnoAdapter(Adapter):
     not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset()
 
     def targets(self) -> Sequence[Target]:
+        # hookport's own modules, imported at install (none imports Agno); each wrapper lets a call
+        # straight through while no hook is registered anywhere (one lookup), with no frame between
+        from hookport.adapters.agno import _external, _models, _runs, _tools
+
         return (
-            Target("agno.agent.agent", "Agent.run", _run, _RUN, "sync"),
-            Target("agno.agent.agent", "Agent.arun", _arun, _RUN, "async"),
-            Target("agno.team.team", "Team.run", _run, _RUN, "sync"),
-            Target("agno.team.team", "Team.arun", _arun, _RUN, "async"),
-            Target(_MODELS, "Model._invoke_with_retry", _lazy(_M, "invoke"), _MODEL, "sync"),
-            Target(_MODELS, "Model._ainvoke_with_retry", _lazy(_M, "ainvoke"), _MODEL, "async"),
-            Target(_MODELS, "Model._invoke_stream_with_retry", _lazy(_M, "invoke_stream"), _MODEL, "stream"),
-            Target(_MODELS, "Model._ainvoke_stream_with_retry", _lazy(_M, "ainvoke_stream"), _MODEL, "astream"),
-            Target(_TOOLS, "FunctionCall.execute", _lazy(_T, "execute"), _TOOL, "sync"),
-            Target(_TOOLS, "FunctionCall.aexecute", _lazy(_T, "aexecute"), _TOOL, "async"),
-            Target(_MODELS, "Model.get_function_calls_to_run", _lazy("hookport.adapters.agno._external", "calls_to_run"),
+            Target("agno.agent.agent", "Agent.run", _runs.agent_run, _RUN, "sync"),
+            Target("agno.agent.agent", "Agent.arun", _runs.agent_arun, _RUN, "async"),
+            Target("agno.team.team", "Team.run", _runs.agent_run, _RUN, "sync"),
+            Target("agno.team.team", "Team.arun", _runs.agent_arun, _RUN, "async"),
+            Target(_MODELS, "Model._invoke_with_retry", _models.invoke, _MODEL, "sync"),
+            Target(_MODELS, "Model._ainvoke_with_retry", _models.ainvoke, _MODEL, "async"),
+            Target(_MODELS, "Model._invoke_stream_with_retry", _models.invoke_stream, _MODEL, "stream"),
+            Target(_MODELS, "Model._ainvoke_stream_with_retry", _models.ainvoke_stream, _MODEL, "astream"),
+            Target(_TOOLS, "FunctionCall.execute", _tools.execute, _TOOL, "sync"),
+            Target(_TOOLS, "FunctionCall.aexecute", _tools.aexecute, _TOOL, "async"),
+            Target(_MODELS, "Model.get_function_calls_to_run", _external.calls_to_run,
                    (P.PRE_TOOL_CALL, P.POST_TOOL_CALL), "sync"),
         )

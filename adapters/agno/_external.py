@@ -15,16 +15,16 @@ call; an allowed one is run by the app's own code, outside any run: no POST.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
+from hookport import registry
 from hookport.calls import ToolShape, tool_hooks_active
 from hookport.contexts import ToolCallHookContext
 from hookport.dispatch import dispatch
 from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
 
-from hookport.adapters.agno._state import FRAMEWORK, current_run
+from hookport.adapters.agno._state import FRAMEWORK, copied_arguments, current_run
 
 P = InterceptionPoint
 _SHAPE: ToolShape[Any] = ToolShape()
@@ -51,7 +51,7 @@ def refusal_of(function_call: Any) -> str | None:
 def calls_to_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``Model.get_function_calls_to_run(...)``: each external call decided before the app is handed it."""
     calls = wrapped(*args, **kwargs)
-    if not tool_hooks_active():
+    if not (registry._global or registry._open_scopes) or not tool_hooks_active():
         return calls
     for function_call in calls:
         if getattr(function_call.function, "external_execution", False) and refusal_of(function_call) is None:
@@ -62,10 +62,11 @@ def calls_to_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
 def _decide(function_call: Any) -> None:
     run = current_run.get()
     arguments = dict(function_call.arguments or {})
-    ctx = ToolCallHookContext(function_call.function.name, copy.deepcopy(arguments), tool=function_call.function,
+    ctx = ToolCallHookContext(function_call.function.name, copied_arguments(arguments), tool=function_call.function,
                               tool_call_id=function_call.call_id, framework=FRAMEWORK,
                               metadata={"function_call": function_call, "external_execution": True},
-                              **(run.fields() if run is not None else {}))
+                              agent=run.agent if run is not None else None,
+                              agent_role=run.name if run is not None else None)
     ctx.wrappable = False
     try:
         dispatch(P.PRE_TOOL_CALL, ctx)

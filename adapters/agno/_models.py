@@ -32,14 +32,16 @@ from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, 
 from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
 from hookport.dispatch import adispatch, dispatch
 from hookport.points import ExtensionPoint, InterceptionPoint
-from hookport.reentry import is_suppressed
-from hookport.registry import has_hooks
+from hookport import registry
+from hookport.reentry import hooks_off
+from hookport.registry import any_hooks, has_hooks
 
 from hookport.adapters.agno._messages import Conversation, response_text
-from hookport.adapters.agno._state import FRAMEWORK, current_run, escaping, stream_mode
+from hookport.adapters.agno._state import FRAMEWORK, RunState, current_run, escaping, stream_mode
 from hookport.adapters.agno._steps import aopen_step, open_step
 
 P = InterceptionPoint
+_STEP_POINTS = (P.PRE_STEP, P.POST_STEP)
 
 
 def _answer(text: str) -> Any:
@@ -51,8 +53,7 @@ def _answer(text: str) -> Any:
 class _ResponseShape(ResponseShape[Any]):
     """A ``ModelResponse``: its ``content`` is the text."""
 
-    def text(self, result: Any) -> str | None:
-        return response_text(result)
+    text = staticmethod(response_text)  # type: ignore[assignment]  # no frame in between
 
     def replace(self, result: Any, text: str) -> Any:
         if result is None:
@@ -83,25 +84,30 @@ STREAM_SHAPE = _StreamShape()
 
 
 class _Call:
-    """One request: its messages as sent, their lazy view, the context, and which exceptions came from the model itself."""
+    """One request: its messages as sent, their lazy view, the context, and which exceptions came from the model itself.
+
+    Built only when a model hook is registered; the shared fields are passed as they are (no
+    ``fields()`` dict), so a no-op pair costs the context and the chain, little else."""
 
     __slots__ = ("kwargs", "sent", "lazy", "ctx", "native")
 
-    def __init__(self, instance: Any, kwargs: dict[str, Any], streamed: bool, iterations: int) -> None:
-        run = current_run.get()
+    def __init__(self, instance: Any, kwargs: dict[str, Any], streamed: bool, iterations: int,
+                 run: RunState | None) -> None:
         self.kwargs = kwargs
-        self.sent = list(kwargs.get("messages") or [])  # as sent: Agno appends the answer to its own list
-        self.lazy = LazyView(lambda: Conversation(self.sent))  # made when a hook first reads the messages
-        fields = run.fields() if run is not None else {}
-        self.ctx = LazyMessagesContext(self.lazy.build, keep_copy=False, llm=instance, framework=FRAMEWORK,
-                                       iterations=iterations, metadata={"model": instance, "stream": streamed}, **fields)
+        self.sent = sent = list(kwargs.get("messages") or ())  # as sent: Agno appends the answer to its own list
+        self.lazy = lazy = LazyView(lambda: Conversation(sent))  # made when a hook first reads the messages
+        self.ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=instance, framework=FRAMEWORK,
+                                       iterations=iterations, metadata={"model": instance, "stream": streamed},
+                                       agent=run.agent if run is not None else None,
+                                       agent_role=run.name if run is not None else None)
         self.native: BaseException | None = None
 
     def request(self, ctx: LLMCallHookContext) -> dict[str, Any]:
         """The keyword arguments of the real request, with the hooks' messages (its own when unread)."""
-        if self.lazy.view is None:
+        view = self.lazy.view
+        if view is None:
             return self.kwargs
-        messages = self.lazy.view.rebuilt(ctx.messages)
+        messages = view.rebuilt(ctx.messages)
         return self.kwargs if messages is self.sent else {**self.kwargs, "messages": messages}
 
     def failed(self, error: BaseException) -> BaseException:
@@ -110,36 +116,38 @@ class _Call:
 
 
 def _quiet(kwargs: dict[str, Any]) -> bool:
-    """Hooks are off (a call made inside a hook), or this is Agno re-invoking the same request
-    with a guidance message (``retry_with_guidance``), which the first call already covers."""
-    return is_suppressed() or bool(kwargs.get("retry_with_guidance"))
+    """Nothing is registered anywhere (one lookup), hooks are off (a call made inside a hook), or
+    this is Agno re-invoking the same request with a guidance message (``retry_with_guidance``),
+    which the first call already covers. (`invoke`, the hottest, makes these checks itself.)"""
+    return not (registry._global or registry._open_scopes) or hooks_off.get()[0] or \
+        bool(kwargs.get("retry_with_guidance"))
 
 
 def _buffered() -> bool:
     return stream_mode() == "buffered" or has_hooks(ExtensionPoint.WRAP_MODEL_CALL)
 
 
-def _step(kwargs: dict[str, Any]) -> int:
-    """Opens the request's step (when step hooks are registered); returns its ``ctx.iterations``."""
-    run = current_run.get()
+def _step(run: RunState | None, kwargs: dict[str, Any]) -> int:
+    """Opens the request's step (when step hooks are registered, or closes one that was opened);
+    returns its ``ctx.iterations``."""
     if run is None:
         return 0
-    if has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP) or run.step_started is not None:
+    if run.step_started is not None or any_hooks(_STEP_POINTS):
         open_step(run, kwargs.get("messages") or [], run.step_output)
-    return run.next_model_call()
+    calls = run.model_calls  # `run.next_model_call()`, without its frame
+    run.model_calls = calls + 1
+    return calls
 
 
-async def _astep(kwargs: dict[str, Any]) -> int:
-    run = current_run.get()
+async def _astep(run: RunState | None, kwargs: dict[str, Any]) -> int:
     if run is None:
         return 0
-    if has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP) or run.step_started is not None:
+    if run.step_started is not None or any_hooks(_STEP_POINTS):
         await aopen_step(run, kwargs.get("messages") or [], run.step_output)
     return run.next_model_call()
 
 
-def _answered(text: str | None) -> None:
-    run = current_run.get()
+def _answered(run: RunState | None, text: str | None) -> None:
     if run is not None:
         run.step_output = text
 
@@ -149,15 +157,16 @@ def _answered(text: str | None) -> None:
 
 def invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``Model._invoke_with_retry(**kwargs)``."""
-    if _quiet(kwargs):
-        return wrapped(*args, **kwargs)
-    iterations = _step(kwargs)
+    if not (registry._global or registry._open_scopes) or hooks_off.get()[0] or kwargs.get("retry_with_guidance"):
+        return wrapped(*args, **kwargs)  # `_quiet(kwargs)`, without its frame
+    run = current_run.get()
+    iterations = _step(run, kwargs)
     if not model_hooks_active():
         if not tool_hooks_active():
             return wrapped(*args, **kwargs)
         with MODEL_LAYER.hold():  # the SDK adapter underneath leaves this run's tool calls to us
             return wrapped(*args, **kwargs)
-    call = _Call(instance, kwargs, streamed=False, iterations=iterations)
+    call = _Call(instance, kwargs, False, iterations, run)
 
     def send(ctx: LLMCallHookContext) -> Any:
         try:
@@ -170,21 +179,27 @@ def invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str,
         result = model_call(call.ctx, send, SHAPE)
     except BaseException as error:
         raise call.failed(error) from None
-    _answered(call.ctx.response)
+    if run is not None:
+        run.step_output = call.ctx.response
     return result
 
 
-async def ainvoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``Model._ainvoke_with_retry(**kwargs)``."""
+def ainvoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``Model._ainvoke_with_retry(**kwargs)``: its own coroutine when quiet."""
     if _quiet(kwargs):
-        return await wrapped(*args, **kwargs)
-    iterations = await _astep(kwargs)
+        return wrapped(*args, **kwargs)
+    return _ainvoke(wrapped, instance, args, kwargs)
+
+
+async def _ainvoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    run = current_run.get()
+    iterations = await _astep(run, kwargs)
     if not model_hooks_active():
         if not tool_hooks_active():
             return await wrapped(*args, **kwargs)
         with MODEL_LAYER.hold():
             return await wrapped(*args, **kwargs)
-    call = _Call(instance, kwargs, streamed=False, iterations=iterations)
+    call = _Call(instance, kwargs, False, iterations, run)
 
     async def send(ctx: LLMCallHookContext) -> Any:
         try:
@@ -197,7 +212,7 @@ async def ainvoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: di
         result = await amodel_call(call.ctx, send, SHAPE)
     except BaseException as error:
         raise call.failed(error) from None
-    _answered(call.ctx.response)
+    _answered(run, call.ctx.response)
     return result
 
 
@@ -212,11 +227,12 @@ def invoke_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: di
 
 
 def _stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Iterator[Any]:
-    iterations = _step(kwargs)
+    run = current_run.get()
+    iterations = _step(run, kwargs)
     if not model_hooks_active():
         yield from _held(wrapped(*args, **kwargs), tool_hooks_active())
         return
-    call = _Call(instance, kwargs, streamed=True, iterations=iterations)
+    call = _Call(instance, kwargs, True, iterations, run)
     if _buffered():
         def drain(ctx: LLMCallHookContext) -> list[Any]:
             try:
@@ -229,7 +245,7 @@ def _stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str
             chunks = model_call(call.ctx, drain, STREAM_SHAPE)
         except BaseException as error:
             raise call.failed(error) from None
-        _answered(call.ctx.response)
+        _answered(run, call.ctx.response)
         yield from chunks
         return
     ctx = call.ctx
@@ -243,7 +259,7 @@ def _stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str
         if isinstance(getattr(chunk, "content", None), str):
             parts.append(chunk.content)
         yield chunk
-    _passed(ctx, parts, started)
+    _passed(run, ctx, parts, started)
     try:
         dispatch(P.POST_MODEL_CALL, ctx)
     except Exception as error:
@@ -265,11 +281,11 @@ def _held(chunks: Iterator[Any], hold: bool) -> Iterator[Any]:
         yield chunk
 
 
-def _passed(ctx: LLMCallHookContext, parts: list[str], started: float) -> None:
+def _passed(run: RunState | None, ctx: LLMCallHookContext, parts: list[str], started: float) -> None:
     ctx.duration_ms = (perf_counter() - started) * 1000.0
     ctx.response = "".join(parts) if parts else None
     ctx.metadata["original_response"] = ctx.response
-    _answered(ctx.response)
+    _answered(run, ctx.response)
 
 
 def ainvoke_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -280,12 +296,13 @@ def ainvoke_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: d
 
 
 async def _astream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> AsyncIterator[Any]:
-    iterations = await _astep(kwargs)
+    run = current_run.get()
+    iterations = await _astep(run, kwargs)
     if not model_hooks_active():
         async for chunk in _aheld(wrapped(*args, **kwargs), tool_hooks_active()):
             yield chunk
         return
-    call = _Call(instance, kwargs, streamed=True, iterations=iterations)
+    call = _Call(instance, kwargs, True, iterations, run)
     if _buffered():
         async def drain(ctx: LLMCallHookContext) -> list[Any]:
             try:
@@ -298,7 +315,7 @@ async def _astream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: d
             chunks = await amodel_call(call.ctx, drain, STREAM_SHAPE)
         except BaseException as error:
             raise call.failed(error) from None
-        _answered(call.ctx.response)
+        _answered(run, call.ctx.response)
         for chunk in chunks:
             yield chunk
         return
@@ -313,7 +330,7 @@ async def _astream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: d
         if isinstance(getattr(chunk, "content", None), str):
             parts.append(chunk.content)
         yield chunk
-    _passed(ctx, parts, started)
+    _passed(run, ctx, parts, started)
     try:
         await adispatch(P.POST_MODEL_CALL, ctx)
     except Exception as error:

@@ -26,7 +26,7 @@ from hookport.boundary import apost_step, apre_step, post_step, pre_step
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import has_hooks
 
-from hookport.adapters.agno._state import FRAMEWORK, Escape, RunFailed, RunState, current_run, running
+from hookport.adapters.agno._state import FRAMEWORK, Escape, RunFailed, RunState, current_run, leave, running
 from hookport.adapters.agno._steps import aclose_step, close_step
 
 P = InterceptionPoint
@@ -62,7 +62,7 @@ def any_hooks() -> bool:
 
 def _failure(output: Any) -> RunFailed | None:
     status = getattr(output, "status", None)
-    if getattr(status, "value", status) != "ERROR":
+    if (status if isinstance(status, str) else getattr(status, "value", status)) != "ERROR":  # RunStatus is a str
         return None
     return RunFailed(f"the Agno run ended with an error: {getattr(output, 'content', None)}", output)
 
@@ -70,13 +70,16 @@ def _failure(output: Any) -> RunFailed | None:
 class _Run:
     """One run's boundary (outermost only), turn and state."""
 
+    __slots__ = ("state", "execution", "turn_started")
+
     def __init__(self, agent: Any) -> None:
-        self.state = RunState(agent, current_run.get())
-        self.execution: Execution | None = open_execution(FRAMEWORK, **self.state.fields())
+        self.state = state = RunState(agent, current_run.get())
+        self.execution: Execution | None = open_execution(FRAMEWORK, agent=agent, agent_role=state.name)
         self.turn_started: float | None = None
 
     @contextmanager
     def inside(self) -> Iterator[None]:
+        """The run current for one piece of a streamed run (never kept across a ``yield``)."""
         with running(self.state), entered(self.execution):
             yield
 
@@ -86,24 +89,42 @@ class _Run:
             return error.error
         return error
 
-    def begin(self, inputs: Any) -> Any:
+    def open(self, inputs: Any) -> Any:
+        """START / INPUT (the execution then stays current until `close`), AGENT_TURN_START."""
         if self.execution is not None:
-            try:
-                inputs = self.execution.begin(inputs)
-            finally:
-                self.execution.close()  # `inside()` makes it current for each piece of the run
+            inputs = self.execution.begin(inputs)
+        return self._turn_start(inputs)
+
+    async def aopen(self, inputs: Any) -> Any:
+        if self.execution is not None:
+            inputs = await self.execution.abegin(inputs)
         self.turn_started = perf_counter()
-        return pre_step(FRAMEWORK, AGENT_TURN, self.state.name, inputs, point=TURN_START, **self.state.fields())
+        if not has_hooks(TURN_START):
+            return inputs
+        state = self.state
+        return await apre_step(FRAMEWORK, AGENT_TURN, state.name, inputs, point=TURN_START, agent=state.agent,
+                               agent_role=state.name)
+
+    def _turn_start(self, inputs: Any) -> Any:
+        self.turn_started = perf_counter()
+        if not has_hooks(TURN_START):
+            return inputs
+        state = self.state
+        return pre_step(FRAMEWORK, AGENT_TURN, state.name, inputs, point=TURN_START, agent=state.agent,
+                        agent_role=state.name)
+
+    def begin(self, inputs: Any) -> Any:
+        """`open` for a streamed run: its execution is current only `inside()` each piece."""
+        try:
+            return self.open(inputs)
+        finally:
+            self.close()
 
     async def abegin(self, inputs: Any) -> Any:
-        if self.execution is not None:
-            try:
-                inputs = await self.execution.abegin(inputs)
-            finally:
-                self.execution.close()
-        self.turn_started = perf_counter()
-        return await apre_step(FRAMEWORK, AGENT_TURN, self.state.name, inputs, point=TURN_START,
-                               **self.state.fields())
+        try:
+            return await self.aopen(inputs)
+        finally:
+            self.close()
 
     def finish(self, output: Any) -> Any:
         """The run returned `output`: a success, or Agno's errored run."""
@@ -111,9 +132,12 @@ class _Run:
         if failure is not None:
             self.fail(failure)
             return output
-        close_step(self.state, self.state.step_output)
-        output = post_step(FRAMEWORK, AGENT_TURN, self.state.name, output, started=self.turn_started,
-                           point=TURN_END, **self.state.fields())
+        state = self.state
+        if state.step_started is not None:
+            close_step(state, state.step_output)
+        if has_hooks(TURN_END):
+            output = post_step(FRAMEWORK, AGENT_TURN, state.name, output, started=self.turn_started,
+                               point=TURN_END, agent=state.agent, agent_role=state.name)
         return self.execution.succeed(output) if self.execution is not None else output
 
     async def afinish(self, output: Any) -> Any:
@@ -121,9 +145,12 @@ class _Run:
         if failure is not None:
             await self.afail(failure)
             return output
-        await aclose_step(self.state, self.state.step_output)
-        output = await apost_step(FRAMEWORK, AGENT_TURN, self.state.name, output, started=self.turn_started,
-                                  point=TURN_END, **self.state.fields())
+        state = self.state
+        if state.step_started is not None:
+            await aclose_step(state, state.step_output)
+        if has_hooks(TURN_END):
+            output = await apost_step(FRAMEWORK, AGENT_TURN, state.name, output, started=self.turn_started,
+                                      point=TURN_END, agent=state.agent, agent_role=state.name)
         return await self.execution.asucceed(output) if self.execution is not None else output
 
     def fail(self, error: BaseException) -> None:
@@ -153,23 +180,23 @@ def _streamed(instance: Any, kwargs: dict[str, Any]) -> bool:
 
 def agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``Agent.run`` / ``Team.run(input, *, stream=..., ...)``."""
-    if not any_hooks():
+    if not (registry._global or registry._open_scopes):  # `any_hooks()`, without its frame
         return wrapped(*args, **kwargs)
     inputs, rest, kwargs = _inputs(args, kwargs)
     if _streamed(instance, kwargs):
         return _stream_run(wrapped, instance, inputs, rest, kwargs)
     run = _Run(instance)
+    token = current_run.set(run.state)  # current for the whole run: no yield in between
     try:
-        with run.inside():
-            begun = run.begin(inputs)
-            return run.finish(wrapped(begun, *rest, **kwargs))
+        begun = run.open(inputs)
+        return run.finish(wrapped(begun, *rest, **kwargs))
     except BaseException as error:
         error = run.unwrapped(error)
-        with run.inside():
-            run.fail(error)
+        run.fail(error)
         raise error from None
     finally:
         run.close()
+        leave(token, run.state)
 
 
 def agent_arun(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -185,17 +212,17 @@ def agent_arun(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[
 
 async def _arun(wrapped: Any, instance: Any, inputs: Any, rest: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     run = _Run(instance)
+    token = current_run.set(run.state)
     try:
-        with run.inside():
-            begun = await run.abegin(inputs)
-            return await run.afinish(await wrapped(begun, *rest, **kwargs))
+        begun = await run.aopen(inputs)
+        return await run.afinish(await wrapped(begun, *rest, **kwargs))
     except BaseException as error:
         error = run.unwrapped(error)
-        with run.inside():
-            await run.afail(error)
+        await run.afail(error)
         raise error from None
     finally:
         run.close()
+        leave(token, run.state)
 
 
 class _Streamed:

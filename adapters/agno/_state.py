@@ -3,9 +3,10 @@ that carries a hook's exception past Agno's own error handling, the stream mode.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import Any
 
 from hookport.adapters._stream_modes import StreamMode, StreamModes
@@ -30,6 +31,19 @@ def set_stream_mode(mode: str) -> None:
 def buffered_streaming() -> Any:
     """A block (and the tasks it starts) in which streamed model requests are buffered."""
     return _MODES.buffered()
+
+
+_ATOMS = frozenset((str, int, float, bool, type(None)))
+
+
+def copied_arguments(arguments: Any) -> dict[str, Any]:
+    """A copy of a tool call's arguments that hooks may edit in place without reaching Agno's own
+    objects: a flat copy when every value is immutable (the usual JSON scalars), else a deep one."""
+    given = dict(arguments or {})
+    for value in given.values():
+        if type(value) not in _ATOMS:
+            return copy.deepcopy(given)
+    return given
 
 
 class RunState:
@@ -75,10 +89,15 @@ def running(state: RunState) -> Iterator[None]:
     try:
         yield
     finally:
-        try:
-            current_run.reset(token)
-        except ValueError:  # closed from another context (generators)
-            current_run.set(state.parent)
+        leave(token, state)
+
+
+def leave(token: Token[RunState | None], state: RunState) -> None:
+    """`state` is no longer the current run (its parent is again)."""
+    try:
+        current_run.reset(token)
+    except ValueError:  # closed from another context (generators)
+        current_run.set(state.parent)
 
 
 class Escape(BaseException):

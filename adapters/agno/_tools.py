@@ -31,15 +31,16 @@ hookport's hooks enclose the users' own per-tool hooks: PRE, then Agno's ``pre_h
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from hookport.calls import ToolShape, atool_call, outer_layer_dispatched_tool, tool_call, tool_hooks_active
+from hookport import registry
+from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
 from hookport.contexts import ToolCallHookContext
+from hookport.decisions import decided_outside
 from hookport.errors import HookAborted
 
-from hookport.adapters.agno._external import refusal_of
-from hookport.adapters.agno._state import FRAMEWORK, current_run, escaping
+from hookport.adapters.agno._external import Refused
+from hookport.adapters.agno._state import FRAMEWORK, copied_arguments, current_run, escaping
 
 
 def _outcome(**fields: Any) -> Any:
@@ -71,8 +72,7 @@ class _ToolShape(ToolShape[Any]):
     def __init__(self, call: Any) -> None:
         self.call = call
 
-    def text(self, result: Any) -> str | None:
-        return result_text(result)
+    text = staticmethod(result_text)  # type: ignore[assignment]  # no frame in between
 
     def replace(self, result: Any, text: str) -> Any:
         if result is not None and result.status != "success":
@@ -92,16 +92,19 @@ class _ToolShape(ToolShape[Any]):
 
 
 class _Call:
+    """One hooked tool call: its context, and which exceptions came from Agno's own execution."""
+
     __slots__ = ("instance", "ctx", "native")
 
     def __init__(self, instance: Any) -> None:
         run = current_run.get()
-        arguments = instance.arguments
-        fields = run.fields() if run is not None else {}
+        function = instance.function
         self.instance = instance
-        self.ctx = ToolCallHookContext(instance.function.name, copy.deepcopy(dict(arguments or {})),
-                                       tool=instance.function, tool_call_id=instance.call_id,
-                                       framework=FRAMEWORK, metadata={"function_call": instance}, **fields)
+        self.ctx = ToolCallHookContext(function.name, copied_arguments(instance.arguments), function,
+                                       tool_call_id=instance.call_id, framework=FRAMEWORK,
+                                       metadata={"function_call": instance},
+                                       agent=run.agent if run is not None else None,
+                                       agent_role=run.name if run is not None else None)
         self.native: BaseException | None = None
 
     def prepare(self, ctx: ToolCallHookContext) -> None:
@@ -113,26 +116,29 @@ class _Call:
         return error if error is self.native else escaping(error)
 
 
-def _decided_outside(instance: Any) -> bool:
-    """True when an outer layer (another adapter's tool wrapping this call) already decided this very call."""
-    return outer_layer_dispatched_tool(instance.function.name, FRAMEWORK, dict(instance.arguments or {}))
+def _bypassed(instance: Any) -> bool:
+    """No tool hook would run, or an outer layer (another adapter's tool wrapping this call)
+    already decided this very call (which this call site then claims)."""
+    return not tool_hooks_active() or decided_outside(instance.function.name, FRAMEWORK, instance.arguments or {})
 
 
 def _refused_external(instance: Any) -> Any:
     """Agno's failed tool for an external call PRE_TOOL_CALL refused when it was produced (or None)."""
-    text = refusal_of(instance)
-    if text is None:
+    entrypoint = getattr(instance.function, "entrypoint", None)
+    if type(entrypoint) is not Refused:
         return None
-    instance.error = text
-    return _outcome(status="failure", error=text)
+    instance.error = entrypoint.text
+    return _outcome(status="failure", error=entrypoint.text)
 
 
 def execute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``FunctionCall.execute()`` (also on the worker thread of an async run)."""
+    if not (registry._global or registry._open_scopes):  # nothing registered anywhere: straight through
+        return wrapped(*args, **kwargs)
     refused = _refused_external(instance)
     if refused is not None:
         return refused
-    if not tool_hooks_active() or _decided_outside(instance):
+    if _bypassed(instance):
         return wrapped(*args, **kwargs)
     call = _Call(instance)
 
@@ -150,12 +156,19 @@ def execute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str
         raise call.failed(error) from None
 
 
-async def aexecute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``FunctionCall.aexecute()``: async tools, and sync ones whose ``tool_hooks`` are async."""
+def aexecute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``FunctionCall.aexecute()``: async tools, and sync ones whose ``tool_hooks`` are async; its
+    own coroutine when nothing is registered."""
+    if not (registry._global or registry._open_scopes):  # nothing registered anywhere: straight through
+        return wrapped(*args, **kwargs)
+    return _aexecute(wrapped, instance, args, kwargs)
+
+
+async def _aexecute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     refused = _refused_external(instance)
     if refused is not None:
         return refused
-    if not tool_hooks_active() or _decided_outside(instance):
+    if _bypassed(instance):
         return await wrapped(*args, **kwargs)
     call = _Call(instance)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+from hookport import registry
 from hookport.calls import ToolShape, atool_call
 from hookport.contexts import ToolCallHookContext
 from hookport.decisions import body_layer, body_must_decide
@@ -74,7 +75,10 @@ def _edited(args: Args, kwargs: Kwargs, given: dict[str, Any], ctx: ToolCallHook
 
 
 def run_json(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
-    """``BaseTool.run_json(args, cancellation_token, call_id=None)``: idle, two lookups."""
+    """``BaseTool.run_json(args, cancellation_token, call_id=None)``: idle, one lookup (nothing
+    registered anywhere) or two (no tool hook)."""
+    if not (registry._global or registry._open_scopes):
+        return wrapped(*args, **kwargs)
     given = args[0] if args else kwargs.get("args")
     if not body_must_decide(instance.name, LAYER, given if type(given) is dict else None):
         return wrapped(*args, **kwargs)

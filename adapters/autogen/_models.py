@@ -30,6 +30,7 @@ from typing import Any
 
 import wrapt
 
+from hookport import registry
 from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active
 from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
 from hookport.dispatch import adispatch
@@ -38,8 +39,8 @@ from hookport.registry import has_hooks
 
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.autogen._messages import Conversation, result_text, with_result_text
-from hookport.adapters.autogen._state import FRAMEWORK, TurnState, agent_fields, current_turn
-from hookport.adapters.autogen._steps import open_step
+from hookport.adapters.autogen._state import FRAMEWORK, TurnState, current_turn
+from hookport.adapters.autogen._steps import open_step, step_due
 
 PRE = InterceptionPoint.PRE_MODEL_CALL
 POST = InterceptionPoint.POST_MODEL_CALL
@@ -51,8 +52,7 @@ Kwargs = dict[str, Any]
 class _ResultShape(ResponseShape[Any]):
     """A ``CreateResult``."""
 
-    def text(self, result: Any) -> str | None:
-        return result_text(result)
+    text = staticmethod(result_text)  # type: ignore[assignment]  # no frame in between
 
     def replace(self, result: Any, text: str) -> Any:
         return with_result_text(result, text)
@@ -97,7 +97,8 @@ def _context(client: Any, messages: Any, kwargs: Kwargs, state: TurnState | None
             "tools": _tool_names(kwargs.get("tools")),
             "stream": stream,
         },
-        **agent_fields(state),
+        agent=state.agent if state is not None else None,
+        agent_role=state.name if state is not None else None,
     )
     return ctx, lazy
 
@@ -110,13 +111,20 @@ def _messages_for(messages: Any, lazy: LazyView[Conversation], ctx: LLMCallHookC
     return messages if edited is None else edited
 
 
-async def _create(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> Any:
+def _begin() -> tuple[TurnState | None, int]:
+    """A request starts: the turn's held error is raised, the call counted (its ``ctx.iterations``)."""
     state = current_turn.get()
-    iterations = 0
-    if state is not None:
+    if state is None:
+        return None, 0
+    if state.error is not None:
         state.raise_held()
-        iterations = state.next_call()
-    await open_step(state, messages)
+    return state, state.next_call()
+
+
+async def _create(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> Any:
+    state, iterations = _begin()
+    if step_due(state):
+        await open_step(state, messages)
     if not model_hooks_active():
         with MODEL_LAYER.hold():
             result = await client.create(messages, *args, **kwargs)
@@ -124,10 +132,12 @@ async def _create(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> Any
         ctx, lazy = _context(client, messages, kwargs, state, False, iterations)
 
         async def send(c: LLMCallHookContext) -> Any:
-            with MODEL_LAYER.hold():  # also when a worker thread's wrap hook sends it back to this loop
-                return await client.create(_messages_for(messages, lazy, c), *args, **kwargs)
+            # `amodel_call` / `model_call` hold MODEL_LAYER around it (on a worker, `on_worker` brings
+            # the worker's hold to this task)
+            return await client.create(messages if lazy.view is None else _messages_for(messages, lazy, c),
+                                       *args, **kwargs)
 
-        if sync_wraps(WRAP):
+        if has_hooks(WRAP) and sync_wraps(WRAP):
             result = await on_worker(model_call, ctx, send, RESULT)
         else:
             result = await amodel_call(ctx, send, RESULT)
@@ -153,12 +163,9 @@ async def _held(stream: Any) -> AsyncIterator[Any]:
 
 
 async def _create_stream(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> AsyncIterator[Any]:
-    state = current_turn.get()
-    iterations = 0
-    if state is not None:
-        state.raise_held()
-        iterations = state.next_call()
-    await open_step(state, messages)
+    state, iterations = _begin()
+    if step_due(state):
+        await open_step(state, messages)
     if not model_hooks_active():
         async for item in _held(client.create_stream(messages, *args, **kwargs)):
             if state is not None and not isinstance(item, str):
@@ -218,6 +225,8 @@ class HookedClient(wrapt.ObjectProxy):  # type: ignore[misc]
 def _hook_client(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``AssistantAgent._call_llm`` / ``_reflect_on_tool_use_flow`` (keyword arguments): the
     configured client behind a `HookedClient`, while anything here could dispatch."""
+    if not (registry._global or registry._open_scopes):  # nothing registered anywhere: one lookup
+        return wrapped(*args, **kwargs)
     client = kwargs.get("model_client")
     if client is None or isinstance(client, HookedClient) or (
             current_turn.get() is None and not model_hooks_active()):

@@ -37,11 +37,6 @@ Args = tuple[Any, ...]
 Kwargs = dict[str, Any]
 
 
-def _anything_registered() -> bool:
-    """The engine's one-lookup check: no hook anywhere means straight through."""
-    return bool(registry._global or registry._open_scopes)
-
-
 def _fields(owner: Any) -> dict[str, Any]:
     return {"agent": owner, "agent_role": str(getattr(owner, "name", None) or type(owner).__name__)}
 
@@ -114,7 +109,8 @@ async def _run(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     if run is None:  # nested (an agent run from a tool): its agents' model calls are counted afresh
         with counting_in({}):
             return await wrapped(*args, **kwargs)
-    _register_answer_type()
+    if not _registered:
+        _register_answer_type()
     scope = RunScope()
     try:
         with in_scope(scope), counting_in({}):
@@ -133,7 +129,7 @@ async def _run(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
 
 def run_entry(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``BaseChatAgent.run`` / ``BaseGroupChat.run`` (keyword-only)."""
-    if not _anything_registered():
+    if not (registry._global or registry._open_scopes):  # nothing registered anywhere: one lookup
         return wrapped(*args, **kwargs)
     return _run(wrapped, instance, args, kwargs)
 
@@ -196,7 +192,7 @@ async def _stream(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> As
 def run_stream_entry(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``BaseChatAgent.run_stream`` / ``BaseGroupChat.run_stream`` (keyword-only); a team on an
     outside runtime carries its caller's context into the runtime (`_runtime`)."""
-    if not _anything_registered():
+    if not (registry._global or registry._open_scopes):  # nothing registered anywhere: one lookup
         return wrapped(*args, **kwargs)
     return _stream(carrying(instance, wrapped), instance, args, kwargs)
 
@@ -204,49 +200,48 @@ def run_stream_entry(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) ->
 # -- agent turns ------------------------------------------------------------------------------------
 
 
-def _is_response(item: Any) -> bool:
-    return type(item).__name__ == "Response" and hasattr(item, "chat_message")
-
-
 async def _turn(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> AsyncIterator[Any]:
-    _register_answer_type()
+    if not _registered:
+        _register_answer_type()
     state = TurnState(instance)
-    fields = _fields(instance)
+    turn = inside(state)  # entered around each piece of the turn, one after the other
     started = perf_counter()
     inner: Any = None
     try:
-        with inside(state):
+        with turn:
             if has_hooks(TURN_START):
                 messages = args[0] if args else kwargs.get("messages")
-                given = await apre_step(FRAMEWORK, AGENT_TURN, state.name, messages, point=TURN_START, **fields)
+                given = await apre_step(FRAMEWORK, AGENT_TURN, state.name, messages, point=TURN_START,
+                                        agent=instance, agent_role=state.name)
                 if given is not messages:
                     args, kwargs = ((given, *args[1:]), kwargs) if args else (args, {**kwargs, "messages": given})
             inner = wrapped(*args, **kwargs)
         while True:
-            with inside(state):
+            with turn:
                 try:
                     item = await inner.__anext__()
                 except StopAsyncIteration:
                     state.raise_held()
                     break
-                if _is_response(item):
+                if type(item).__name__ == "Response" and hasattr(item, "chat_message"):
                     state.raise_held()
-                    await close_step(state)
+                    if state.step_started is not None:
+                        await close_step(state)
                     if has_hooks(TURN_END):
                         item = await apost_step(FRAMEWORK, AGENT_TURN, state.name, item, started=started,
-                                                point=TURN_END, **fields)
+                                                point=TURN_END, agent=instance, agent_role=state.name)
             yield item
     except HookAborted as error:
         note_abort(error)  # a team's runtime would hand the run a RuntimeError with its text
         raise
     finally:
         if inner is not None:
-            with inside(state):
+            with turn:
                 await inner.aclose()
 
 
 def on_messages_stream(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``AssistantAgent.on_messages_stream``: one turn of the agent."""
-    if not _anything_registered():
+    if not (registry._global or registry._open_scopes):  # nothing registered anywhere: one lookup
         return wrapped(*args, **kwargs)
     return _turn(wrapped, instance, args, kwargs)

@@ -8,26 +8,31 @@ context between the generator's items.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import Any
 
 FRAMEWORK = "autogen"
-V = TypeVar("V")
 
 
-@contextmanager
-def holding(var: ContextVar[V | None], value: V | None) -> Iterator[None]:
-    """`var` is `value` for one block of work (never kept across a generator's ``yield``)."""
-    token = var.set(value)
-    try:
-        yield
-    finally:
+class holding:
+    """``with holding(var, value):`` `var` is `value` for one block of work (never kept across a
+    generator's ``yield``). A plain class, not a generator: a turn enters one around each of its
+    items (one after the other, never nested, so one object serves them all)."""
+
+    __slots__ = ("_var", "_value", "_token")
+
+    def __init__(self, var: ContextVar[Any], value: Any) -> None:
+        self._var = var
+        self._value = value
+
+    def __enter__(self) -> None:
+        self._token = self._var.set(self._value)
+
+    def __exit__(self, *exc: object) -> None:
         try:
-            var.reset(token)
+            self._var.reset(self._token)
         except ValueError:  # left from another context (a generator moved between tasks)
-            var.set(None)
+            self._var.set(None)
 
 
 ModelCalls = dict[int, int]

@@ -13,13 +13,14 @@ from typing import Any
 
 from hookport.boundary import apost_step, apre_step
 from hookport.points import InterceptionPoint
-from hookport.registry import has_hooks
+from hookport.registry import any_hooks, has_hooks
 
 from hookport.adapters.autogen._state import FRAMEWORK, TurnState
 
 STEP_KIND = "tool_loop"
 PRE_STEP = InterceptionPoint.PRE_STEP
 POST_STEP = InterceptionPoint.POST_STEP
+_STEP_POINTS = (PRE_STEP, POST_STEP)
 
 
 async def close_step(state: TurnState | None, output: Any = None) -> None:
@@ -30,6 +31,12 @@ async def close_step(state: TurnState | None, output: Any = None) -> None:
     if has_hooks(POST_STEP):
         await apost_step(FRAMEWORK, STEP_KIND, state.name, output if output is not None else state.step_output,
                          started=started, agent=state.agent, agent_role=state.name)
+
+
+def step_due(state: TurnState | None) -> bool:
+    """Whether a model request starting now opens a step: a step hook is registered, or one is open
+    (a step opened while no step hook existed is not tracked, so PRE and POST always pair)."""
+    return state is not None and (state.step_started is not None or any_hooks(_STEP_POINTS))
 
 
 async def open_step(state: TurnState | None, messages: Any) -> None:

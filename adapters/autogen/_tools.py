@@ -29,15 +29,16 @@ import dataclasses
 import json
 from typing import Any
 
+from hookport import registry
 from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
 from hookport.contexts import ToolCallHookContext
-from hookport.decisions import decided
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
+from hookport.registry import has_hooks
 
 from hookport.adapters._sdk_data import parse_arguments
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
-from hookport.adapters.autogen._state import FRAMEWORK, agent_fields, current_turn
+from hookport.adapters.autogen._state import FRAMEWORK, current_turn
 
 Args = tuple[Any, ...]
 Kwargs = dict[str, Any]
@@ -76,27 +77,40 @@ class _ExecutionShape(ToolShape[Any]):
         return self._result(text, True)
 
 
+_ATOMS = frozenset((str, int, float, bool, type(None)))
+
+
+def _unedited(arguments: dict[str, Any], raw: Any) -> dict[str, Any]:
+    """What the hooks' edits are told apart from: a flat copy of `arguments` when every value is
+    immutable (the usual JSON scalars), else a second parse of `raw` (cheaper than a deep copy)."""
+    for value in arguments.values():
+        if type(value) not in _ATOMS:
+            return parse_arguments(raw)
+    return dict(arguments)
+
+
 async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
     call = kwargs["tool_call"]
     state = current_turn.get()
-    ctx = ToolCallHookContext(call.name, parse_arguments(call.arguments), kwargs.get("workbench"),
-                              tool_call_id=call.id, framework=FRAMEWORK,
-                              **agent_fields(state, kwargs.get("agent_name")))
-    original = parse_arguments(call.arguments)  # a second parse: cheaper than a deep copy
+    arguments = parse_arguments(call.arguments)
+    ctx = ToolCallHookContext(call.name, arguments, kwargs.get("workbench"), tool_call_id=call.id,
+                              framework=FRAMEWORK, agent=state.agent if state is not None else None,
+                              agent_role=state.name if state is not None else kwargs.get("agent_name"))
+    original = _unedited(arguments, call.arguments)
     shape = _ExecutionShape(call)
 
     async def run(c: ToolCallHookContext) -> Any:
-        # each run (a wrap hook may make several) is a decision the tool's body claims; behind a
-        # workbench's ``tool_overrides`` rename the body knows another name and dispatches it too
-        with decided(c.tool_name, FRAMEWORK, c.tool_input):
-            if c.tool_input == original:
-                return await wrapped(**kwargs)
-            edited = dataclasses.replace(call, arguments=json.dumps(c.tool_input, default=str))
-            found, result = await wrapped(**{**kwargs, "tool_call": edited})
-            return call, result
+        # each run (a wrap hook may make several) is a decision the tool's body claims, opened by
+        # `atool_call` / `tool_call` around it (on a worker, `on_worker` brings it to this task);
+        # behind a workbench's ``tool_overrides`` rename the body knows another name and dispatches it too
+        if c.tool_input == original:
+            return await wrapped(**kwargs)
+        edited = dataclasses.replace(call, arguments=json.dumps(c.tool_input, default=str))
+        found, result = await wrapped(**{**kwargs, "tool_call": edited})
+        return call, result
 
     try:
-        if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
+        if has_hooks(ExtensionPoint.WRAP_TOOL_CALL) and sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
             return await on_worker(tool_call, ctx, run, shape)
         return await atool_call(ctx, run, shape)
     except Exception as error:
@@ -108,6 +122,7 @@ async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
 
 def execute_tool_call(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``AssistantAgent._execute_tool_call`` (a static method, called with keyword arguments)."""
-    if args or "tool_call" not in kwargs or not tool_hooks_active():
+    if not (registry._global or registry._open_scopes) or args or "tool_call" not in kwargs or \
+            not tool_hooks_active():
         return wrapped(*args, **kwargs)
     return _hooked(wrapped, kwargs)

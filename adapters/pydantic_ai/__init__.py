@@ -65,6 +65,7 @@ from hookport.adapters.pydantic_ai._state import (
     set_stream_mode,
     stream_mode,
 )
+from hookport.adapters.pydantic_ai._steps import node_step
 
 __all__ = ["PydanticAIAdapter", "buffered_streaming", "set_stream_mode", "stream_mode"]
 
@@ -107,12 +108,6 @@ def _run_root(agent: Any) -> Any:
     return getattr(root, "capabilities", None) or ()
 
 
-async def _node_step(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    from hookport.adapters.pydantic_ai._steps import node_step
-
-    return await node_step(wrapped, instance, args, kwargs)
-
-
 class PydanticAIAdapter(Adapter):
     name: ClassVar[str] = "pydantic-ai"
     distribution: ClassVar[str] = "pydantic-ai-slim"
@@ -125,9 +120,9 @@ class PydanticAIAdapter(Adapter):
         return (
             Target("pydantic_ai.agent", "_inject_auto_capabilities", _inject, NATIVE_POINTS, "sync"),
             Target("pydantic_ai.agent", "Agent.iter", _add_capability, NATIVE_POINTS, "async"),
-            Target(_GRAPH, "UserPromptNode.run", _node_step, _STEPS, "async"),
-            Target(_GRAPH, "ModelRequestNode.run", _node_step, _STEPS, "async"),
-            Target(_GRAPH, "CallToolsNode.run", _node_step, _STEPS, "async"),
+            Target(_GRAPH, "UserPromptNode.run", node_step, _STEPS, "async"),
+            Target(_GRAPH, "ModelRequestNode.run", node_step, _STEPS, "async"),
+            Target(_GRAPH, "CallToolsNode.run", node_step, _STEPS, "async"),
         )
 
     def activate(self, report: InstallReport) -> None:

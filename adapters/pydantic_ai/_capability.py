@@ -18,13 +18,15 @@ too, and once the adapter is uninstalled it lets everything through.
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.models import Model
 
 from hookport import boundary
-from hookport.calls import model_hooks_active
+from hookport.calls import model_hooks_active, tool_hooks_active
 from hookport.reentry import is_suppressed
 
 from hookport.adapters.pydantic_ai import _runs
@@ -73,26 +75,28 @@ class HookportCapability(AbstractCapability[Any]):
 
     # -- model -----------------------------------------------------------------------------------
 
-    async def wrap_model_request(self, ctx: Any, *, request_context: Any, handler: Any) -> Any:
+    # The two hooks below are plain functions returning the awaitable Pydantic AI awaits at once: the
+    # handler's own coroutine when there is nothing to do, and no frame of hookport's to resume on each
+    # suspension of the request or the tool.
+
+    def wrap_model_request(self, ctx: Any, *, request_context: Any, handler: Any) -> Awaitable[Any]:  # type: ignore[override]
         model = request_context.model
-        if (ACTIVE.on and model_hooks_active() and not isinstance(model, HookedModel)
+        if (ACTIVE.on and model_hooks_active() and type(model) is not HookedModel
                 and not _cannot_stream(request_context, model)):
             request_context.model = HookedModel(model, agent_fields(ctx.agent), iterations(ctx), request_context)
-        return await handler(request_context)
+        return handler(request_context)  # type: ignore[no-any-return]
 
     # -- tools -----------------------------------------------------------------------------------
 
-    async def wrap_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any, args: Any, handler: Any) -> Any:
-        if not ACTIVE.on:
-            return await handler(args)
-        return await hooked_tool_call(agent_fields(ctx.agent), call, args, handler)
+    def wrap_tool_execute(self, ctx: Any, *, call: Any, tool_def: Any, args: Any, handler: Any) -> Awaitable[Any]:  # type: ignore[override]
+        if not ACTIVE.on or not tool_hooks_active():
+            return handler(args)  # type: ignore[no-any-return]
+        return hooked_tool_call(agent_fields(ctx.agent), call, args, handler)
 
 
 def _cannot_stream(request_context: Any, model: Any) -> bool:
     """A streamed request to a model with no ``request_stream`` of its own: left as it is, so Pydantic AI
     refuses it with its own ``UserError`` (it checks the serving model's class) and the model is never called."""
-    from pydantic_ai.models import Model
-
     return bool(getattr(request_context, "streaming", False)) and type(model).request_stream is Model.request_stream
 
 

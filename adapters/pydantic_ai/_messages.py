@@ -48,6 +48,14 @@ def with_text(response: ModelResponse | None, text: str) -> ModelResponse:
     return dataclasses.replace(response, parts=[TextPart(content=text), *others])
 
 
+def instructions(messages: list[ModelMessage]) -> str | None:
+    """The instructions the request is sent with (the last request's), beside the history."""
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest):
+            return getattr(message, "instructions", None)
+    return None
+
+
 def _user_content(content: Any) -> Any:
     if isinstance(content, str):
         return content
@@ -118,12 +126,6 @@ class Conversation:
                 self.origins.append((message, part))
         self.before = [_copied(d) for d in self.dicts]
         """Each dict as it was built (`dicts` is the list hooks edit in place)."""
-
-    def instructions(self) -> str | None:
-        for message in reversed(self.messages):
-            if isinstance(message, ModelRequest):
-                return getattr(message, "instructions", None)
-        return None
 
     def rebuilt(self, edited: list[Dict]) -> list[ModelMessage]:
         """The history for `edited` (the hooks' list): the original list when nothing changed."""

@@ -6,8 +6,9 @@ in front of whatever model serves a request (``wrap_model_request`` may change
 `FunctionModel`, `TestModel`, fallback models -- and hooks run around the model's
 own ``request`` / ``request_stream``, once per request:
 
-- PRE hooks see the request's history as OpenAI-style dicts; edits reach the model
-  as new message objects, never in the run's history;
+- PRE hooks see the request's history as OpenAI-style dicts, converted when a hook first
+  reads them (a hook that never does costs no conversion); edits reach the model as new
+  message objects, never in the run's history;
 - wrap hooks sit around the real call (a retry re-issues it, a cache answers instead);
 - POST hooks see the answer's text; a returned string replaces the text parts.
 
@@ -23,7 +24,7 @@ and replays the final answer, so replacements and retries reach the streamed tex
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -33,12 +34,12 @@ from pydantic_ai.models.test import TestStreamedResponse
 from pydantic_ai.models.wrapper import WrapperModel
 
 from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_hooks_active
-from hookport.contexts import LLMCallHookContext
+from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
 from hookport.dispatch import adispatch
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import has_hooks
 
-from hookport.adapters.pydantic_ai._messages import Conversation, response_text, with_text
+from hookport.adapters.pydantic_ai._messages import Conversation, instructions, response_text, with_text
 from hookport.adapters.pydantic_ai._live import answer_with, drained, live_stream
 from hookport.adapters.pydantic_ai._state import stream_mode
 
@@ -72,12 +73,15 @@ class HookedModel(WrapperModel):
         if request_context is not None and request_context.model is self:
             request_context.model = self.wrapped
 
-    def _context(self, conversation: Conversation, streamed: bool) -> LLMCallHookContext:
-        metadata = {"instructions": conversation.instructions(), "model": self.wrapped, "stream": streamed}
-        return LLMCallHookContext(conversation.dicts, llm=self.wrapped, metadata=metadata,
+    def _context(self, messages: list[ModelMessage], streamed: bool) -> tuple[LLMCallHookContext, LazyView[Conversation]]:
+        """The request's context; its `Conversation` (the dicts hooks see) is made when a hook reads them."""
+        lazy: LazyView[Conversation] = LazyView(lambda: Conversation(messages))
+        metadata = {"instructions": instructions(messages), "model": self.wrapped, "stream": streamed}
+        ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=self.wrapped, metadata=metadata,
                                   iterations=self.iterations, **self.fields)
+        return ctx, lazy
 
-    async def request(
+    async def _request(
         self,
         messages: list[ModelMessage],
         model_settings: Any,
@@ -86,18 +90,17 @@ class HookedModel(WrapperModel):
         try:
             if not model_hooks_active():
                 return await self.wrapped.request(messages, model_settings, model_request_parameters)
-            conversation = Conversation(messages)
+            ctx, lazy = self._context(messages, streamed=False)
 
-            async def send(ctx: LLMCallHookContext) -> ModelResponse:
-                return await self.wrapped.request(conversation.rebuilt(ctx.messages), model_settings,
-                                                  model_request_parameters)
+            def send(c: LLMCallHookContext) -> Awaitable[ModelResponse]:
+                return self.wrapped.request(_sent(messages, lazy, c), model_settings, model_request_parameters)
 
-            return await amodel_call(self._context(conversation, streamed=False), send, SHAPE)
+            return await amodel_call(ctx, send, SHAPE)
         finally:
             self._served()
 
     @asynccontextmanager
-    async def request_stream(
+    async def _request_stream(
         self,
         messages: list[ModelMessage],
         model_settings: Any,
@@ -123,11 +126,10 @@ class HookedModel(WrapperModel):
                                                    run_context) as stream:
                 yield stream
             return
-        conversation = Conversation(messages)
-        ctx = self._context(conversation, streamed=True)
+        ctx, lazy = self._context(messages, streamed=True)
 
         def open_stream(c: LLMCallHookContext) -> Any:
-            return self.wrapped.request_stream(conversation.rebuilt(c.messages), model_settings,
+            return self.wrapped.request_stream(_sent(messages, lazy, c), model_settings,
                                                model_request_parameters, run_context)
 
         def replay(answer: ModelResponse) -> StreamedResponse:
@@ -142,6 +144,18 @@ class HookedModel(WrapperModel):
         else:
             async with _observed_stream(ctx, open_stream) as stream:
                 yield stream
+
+
+# Pydantic AI (2.x) wraps every Model class's own ``request`` / ``request_stream`` as the class is made
+# (special-token restoring, a download budget per request); the model a HookedModel wraps has its own, so
+# the two are set after the class exists: no second layer of each on every request.
+HookedModel.request = HookedModel._request  # type: ignore[method-assign]
+HookedModel.request_stream = HookedModel._request_stream  # type: ignore[method-assign]
+
+
+def _sent(messages: list[ModelMessage], lazy: LazyView[Conversation], ctx: LLMCallHookContext) -> list[ModelMessage]:
+    """The history the model receives: the request's own unless a hook read the messages and changed them."""
+    return lazy.view.rebuilt(ctx.messages) if lazy.view is not None else messages
 
 
 @asynccontextmanager

@@ -15,7 +15,7 @@ from contextvars import ContextVar
 from typing import Any, Literal
 
 from hookport.points import ExtensionPoint, InterceptionPoint
-from hookport.registry import has_hooks
+from hookport.registry import any_hooks
 
 FRAMEWORK = "pydantic-ai"
 
@@ -31,7 +31,8 @@ NATIVE_POINTS: tuple[Any, ...] = (
 
 def native_hooks_registered() -> bool:
     """Whether a hook is registered (here, scoped ones included) for a point the capability serves."""
-    return any(has_hooks(point) for point in NATIVE_POINTS)
+    return any_hooks(NATIVE_POINTS)
+
 
 StreamMode = Literal["passthrough", "buffered"]
 _MODES = ("passthrough", "buffered")

@@ -14,11 +14,12 @@ next node (a replacement redirects the graph) or ``End``.
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable
 from typing import Any
 
 from hookport import boundary
 from hookport.points import InterceptionPoint
-from hookport.registry import has_hooks
+from hookport.registry import any_hooks
 from hookport.reentry import is_suppressed
 
 from hookport.adapters.pydantic_ai import _runs
@@ -26,16 +27,22 @@ from hookport.adapters.pydantic_ai._state import ACTIVE, FRAMEWORK, current_agen
 
 P = InterceptionPoint
 KIND = "node"
+_POINTS = (P.PRE_STEP, P.POST_STEP)
 
 
-async def node_step(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """The wrapper of ``<Node>.run(ctx)``."""
+def node_step(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Awaitable[Any]:
+    """The wrapper of ``<Node>.run(ctx)``: the node's own coroutine while no step hook is registered
+    (no extra frame on every node of every run), else one with the step points around it."""
     if type(instance).__name__ == "UserPromptNode":
         changed, prompt = _runs.replaced_prompt(getattr(instance, "user_prompt", None))
         if changed:
             instance.user_prompt = prompt
-    if not ACTIVE.on or is_suppressed() or not (has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP)):
-        return await wrapped(*args, **kwargs)
+    if not ACTIVE.on or not any_hooks(_POINTS) or is_suppressed():
+        return wrapped(*args, **kwargs)  # type: ignore[no-any-return]
+    return _stepped(wrapped, instance, args, kwargs)
+
+
+async def _stepped(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     name = type(instance).__name__
     fields = {k: v for k, v in current_agent().items() if k != "framework"}
     await boundary.apre_step(FRAMEWORK, KIND, name, instance, **fields)

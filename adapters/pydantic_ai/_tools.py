@@ -16,10 +16,11 @@ left out by Pydantic AI itself). hookport's sequence sits in that hook:
 from __future__ import annotations
 
 import copy
+from collections.abc import Awaitable
 from typing import Any
 
 from hookport.adapters.pydantic_ai._bodies import site_call
-from hookport.calls import ToolShape, atool_call, tool_hooks_active
+from hookport.calls import ToolShape, atool_call
 from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
 
@@ -41,15 +42,14 @@ SHAPE = _ToolShape()
 
 
 async def hooked_tool_call(fields: dict[str, Any], call: Any, args: Any, handler: Any) -> Any:
-    """One tool execution: `handler(args)` runs the tool's whole execution lifecycle."""
-    if not tool_hooks_active():
-        return await handler(args)
+    """One tool execution while a tool hook is registered: `handler(args)` runs the tool's whole
+    execution lifecycle."""
     tool_input = copy.deepcopy(args) if isinstance(args, dict) else {"args": args}
     ctx = ToolCallHookContext(call.tool_name, tool_input, tool_call_id=call.tool_call_id,
                               metadata={"call": call}, **fields)
 
-    async def run(c: ToolCallHookContext) -> Any:
-        return await handler(c.tool_input if isinstance(args, dict) else args)
+    def run(c: ToolCallHookContext) -> Awaitable[Any]:
+        return handler(c.tool_input if isinstance(args, dict) else args)  # type: ignore[no-any-return]
 
     token = site_call.set((call.tool_call_id, call.tool_name))  # binds a renamed toolset's body to this call
     try:

@@ -4,6 +4,8 @@ approvals, the decision log, shared counters and policy rules key by."""
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import threading
 
 import pytest
@@ -26,6 +28,28 @@ def test_an_execution_has_a_fresh_run_id_unless_named():
         assert hookport.current_run_id() == "ticket-7"
     assert named.run_id == "ticket-7"
     assert hookport.current_run_id() is None
+
+
+def test_fresh_run_ids_are_unique_across_threads_and_a_forked_child():
+    ids: list[str] = []
+    threads = [threading.Thread(target=lambda: ids.extend(runs.new_run_id() for _ in range(2000))) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(ids)) == 8000 and all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
+    if sys.platform == "win32":
+        return
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child draws its own process part, so its ids cannot repeat the parent's
+        os.write(write, " ".join(runs.new_run_id() for _ in range(3)).encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    child = os.read(read, 4096).decode().split()
+    parent = [runs.new_run_id() for _ in range(3)]
+    assert not set(child) & set(parent + ids)
+    assert {c[:16] for c in child} != {p[:16] for p in parent}
 
 
 def test_a_nested_execution_keeps_the_outer_run():

@@ -153,7 +153,8 @@ def test_async_wrap_hook_retries_a_tool(harness: Any) -> None:
 
 
 class MisorderedClient(ChatMiddlewareLayer, FunctionInvocationLayer, BaseChatClient):  # type: ignore[misc]
-    """The trap: chat middleware first, so it wraps the whole tool loop and drops function middleware."""
+    """Chat middleware first: the framework runs it once around the whole tool loop and drops
+    function middleware. hookport joins below both layers, so its hooks still run per request."""
 
     _inner_get_response = ScriptedChatClient._inner_get_response
     _next_turn = ScriptedChatClient._next_turn
@@ -164,15 +165,22 @@ class MisorderedClient(ChatMiddlewareLayer, FunctionInvocationLayer, BaseChatCli
         self.requests = requests
 
 
-def test_layer_trap_with_model_hooks_is_an_error(harness: Any) -> None:
-    register_hook(P.PRE_MODEL_CALL, lambda ctx: None)
+def test_misordered_layers_model_hooks_run_per_request(harness: Any) -> None:
+    """Before: with model hooks registered such a client's run raised `ClientLayersError`
+    (hookport's chat middleware could only run once around the whole loop)."""
+    seen: list[int] = []
+    register_hook(P.PRE_MODEL_CALL, lambda ctx: seen.append(ctx.iterations))
+    register_hook(P.POST_MODEL_CALL, lambda ctx: ctx.response.upper() if ctx.response else None)
     runs: list[Any] = []
-    agent = Agent(MisorderedClient([Turn.final("x")], []), name="alpha", tools=counting_tools(runs))
-    with pytest.raises(ClientLayersError, match="ChatMiddlewareLayer before FunctionInvocationLayer"):
-        asyncio.run(agent.run("go"))
+    agent = Agent(MisorderedClient([Turn.call("add_numbers", a=1, b=2), Turn.final("ok")], []), name="alpha",
+                  tools=counting_tools(runs))
+    answer = asyncio.run(agent.run("go"))
+    assert seen == [0, 1]
+    assert runs == [("add_numbers", {"a": 1, "b": 2})]
+    assert answer.text == "OK"
 
 
-def test_layer_trap_tool_hooks_still_guard(harness: Any, caplog: pytest.LogCaptureFixture) -> None:
+def test_misordered_layers_tool_hooks_still_guard(harness: Any) -> None:
     @on(P.PRE_TOOL_CALL, tools=["purge_records"])
     def deny(ctx: Any) -> None:
         raise HookAborted("purging is not allowed")
@@ -181,11 +189,45 @@ def test_layer_trap_tool_hooks_still_guard(harness: Any, caplog: pytest.LogCaptu
     requests: list[Any] = []
     agent = Agent(MisorderedClient([Turn.call("purge_records", table="users"), Turn.final("ok")], requests),
                   name="alpha", tools=counting_tools(runs))
-    with caplog.at_level(logging.WARNING, logger="hookport"):
-        asyncio.run(agent.run("go"))
+    asyncio.run(agent.run("go"))
     assert runs == [], "the tool ran although a hook refused it"
     assert "Error: Tool call purge_records was refused" in str(requests[1])
-    assert any("ChatMiddlewareLayer before FunctionInvocationLayer" in r.getMessage() for r in caplog.records)
+
+
+class ProtocolClient:
+    """A chat client that only follows the protocol (not a ``BaseChatClient``)."""
+
+    additional_properties: dict[str, Any] = {}
+
+    def __init__(self) -> None:
+        self.requests = 0
+
+    def get_response(self, messages: Any, *, stream: bool = False, options: Any = None, **kwargs: Any) -> Any:
+        from agent_framework import ChatResponse
+
+        self.requests += 1
+
+        async def answer() -> Any:
+            return ChatResponse(messages=[Message(role="assistant", contents=[Content.from_text("quack")])])
+
+        return answer()
+
+
+def test_a_protocol_only_client_with_model_hooks_is_an_error(harness: Any) -> None:
+    register_hook(P.PRE_MODEL_CALL, lambda ctx: None)
+    client = ProtocolClient()
+    with pytest.raises(ClientLayersError, match="is not a BaseChatClient"):
+        asyncio.run(Agent(client, name="alpha").run("go"))
+    assert client.requests == 0
+
+
+def test_a_protocol_only_client_without_model_hooks_warns(harness: Any, caplog: pytest.LogCaptureFixture) -> None:
+    register_hook(P.PRE_TOOL_CALL, lambda ctx: None)
+    client = ProtocolClient()
+    with caplog.at_level(logging.WARNING, logger="hookport"):
+        answer = asyncio.run(Agent(client, name="alpha").run("go"))
+    assert answer.text == "quack" and client.requests == 1
+    assert any("is not a BaseChatClient" in r.getMessage() for r in caplog.records)
 
 
 def test_streamed_run_closed_early_ends_the_execution(harness: Any) -> None:
@@ -265,3 +307,47 @@ def test_uninstall_leaves_cached_pipelines_inert(agent_framework_adapter: Any) -
 def test_instructions_reach_the_model(harness: Any) -> None:
     result = harness.run([Turn.final("ok")])
     assert result.model_inputs[0][0] == {"role": "system", "content": INSTRUCTIONS}
+
+
+def test_hooks_leave_the_frameworks_pipelines_to_it(harness: Any) -> None:
+    """Issue 29: with model and tool hooks registered hookport adds no middleware, so the framework
+    keeps its direct route (before: hookport's middleware in both pipelines sent every request and
+    tool call down the framework's middleware route, most of a no-op pair's cost)."""
+    seen: list[str] = []
+    call_ids: list[Any] = []
+    for point in (P.PRE_MODEL_CALL, P.POST_MODEL_CALL):
+        register_hook(point, lambda ctx, point=point: seen.append(point.value))
+    for point in (P.PRE_TOOL_CALL, P.POST_TOOL_CALL):
+        register_hook(point, lambda ctx, point=point: (seen.append(point.value), call_ids.append(ctx.tool_call_id)))
+    requests: list[Any] = []
+    runs: list[Any] = []
+    client = ScriptedChatClient(number_tool_calls([Turn.call("add_numbers", a=2, b=3), Turn.final("5")]), requests)
+    asyncio.run(Agent(client, name="alpha", tools=counting_tools(runs)).run("go"))
+    assert seen == ["pre_model_call", "post_model_call", "pre_tool_call", "post_tool_call",
+                    "pre_model_call", "post_model_call"]
+    assert runs == [("add_numbers", {"a": 2, "b": 3})]
+    assert call_ids == ["call_1", "call_1"]  # the model's call id, on every release (1.0 passes it to invoke too)
+    for pipeline in (client._cached_function_middleware_pipeline, client._cached_chat_middleware_pipeline):
+        assert pipeline is None or not pipeline.has_middlewares
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["run", "stream"])
+def test_two_runs_awaited_in_one_task_each_have_their_boundaries(harness: Any, stream: bool) -> None:
+    """Before: the first run's execution stayed current in the caller's context after it ended,
+    so a second run awaited in the same task was taken for a nested one (no START, no END)."""
+    from hookport.runs import current_execution
+
+    seen: list[str] = []
+    register_hook(P.EXECUTION_START, lambda ctx: seen.append("start"))
+    register_hook(P.EXECUTION_END, lambda ctx: seen.append("end"))
+    agent, _, _ = fresh([Turn.final("one"), Turn.final("two")])
+    left: list[Any] = []
+
+    async def main() -> None:
+        for _ in range(2):
+            await (drain(agent, "go") if stream else agent.run("go"))
+            left.append(current_execution())
+
+    asyncio.run(main())
+    assert seen == ["start", "end", "start", "end"]
+    assert left == [None, None]

@@ -42,6 +42,17 @@ def deny_purge() -> None:
     register_hook(P.PRE_TOOL_CALL, refuse, tools=["purge_records"])
 
 
+def counting_refusal(seen: list[str], deny: bool) -> Any:
+    """A PRE_TOOL_CALL hook that records each call it sees and, with `deny`, refuses it."""
+
+    def count(ctx: ToolCallHookContext) -> None:
+        seen.append(ctx.tool_name)
+        if deny:
+            refuse(ctx)
+
+    return count
+
+
 def purges(runs: list[tuple[str, dict[str, Any]]]) -> int:
     return sum(1 for name, _ in runs if name == "purge_records")
 
@@ -370,12 +381,7 @@ def test_body_guard_on_an_app_invoke_inside_a_run(deny: bool) -> None:
 def test_body_guard_once_per_call(deny: bool) -> None:
     """Call site and body never both dispatch: one PRE per call, refused or not."""
     seen: list[str] = []
-
-    def count(ctx: ToolCallHookContext) -> None:
-        seen.append(ctx.tool_name)
-        if deny:
-            refuse(ctx)
-
+    count = counting_refusal(seen, deny)
     register_hook(P.PRE_TOOL_CALL, count, tools=["purge_records"])
     runs: list[tuple[str, dict[str, Any]]] = []
     asyncio.run(build_agent("alpha", PURGE, [], runs).run("go"))
@@ -409,4 +415,73 @@ def test_a_tool_the_user_approved(deny: bool) -> None:
         await worker.run(answer, session=session)
 
     asyncio.run(main())
+    assert purges(runs) == (0 if deny else 1)
+
+
+# -- the body line: FunctionTool.__call__, below the call site at FunctionTool.invoke ------------------------
+
+
+def recording_purge(runs: list[tuple[str, dict[str, Any]]]) -> Any:
+    """A plain purge function that records its real executions."""
+
+    def purge(table: str) -> str:
+        runs.append(("purge_records", {"table": table}))
+        return "purged"
+
+    return purge
+
+
+class DirectTool(FunctionTool):  # type: ignore[misc]
+    """A subclass whose ``invoke`` override calls the tool's code itself (not the base ``invoke``)."""
+
+    async def invoke(self, *, arguments: Any = None, context: Any = None, tool_call_id: Any = None,
+                     **kwargs: Any) -> Any:
+        result = self(**dict(arguments or {}))
+        return str(await result if asyncio.iscoroutine(result) else result)
+
+
+@pytest.mark.parametrize("deny", DENY)
+def test_a_subclass_overriding_invoke_reaches_the_body_line(deny: bool) -> None:
+    if deny:
+        deny_purge()
+    runs: list[tuple[str, dict[str, Any]]] = []
+    requests: list[Any] = []
+    worker = agent_with([DirectTool(name="purge_records", description="purge", func=recording_purge(runs))], PURGE,
+                        requests=requests)
+    asyncio.run(worker.run("go"))
+    assert purges(runs) == (0 if deny else 1)
+    assert (REFUSED in str(requests[-1])) is deny
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+@pytest.mark.parametrize("deny", DENY)
+def test_calling_the_tool_object_directly(kind: str, deny: bool) -> None:
+    """``purge_records(table="users")`` on the ``FunctionTool`` (no ``invoke``), outside any run."""
+    if deny:
+        deny_purge()
+    runs: list[tuple[str, dict[str, Any]]] = []
+    plain = recording_purge(runs)
+
+    async def coroutine(table: str) -> str:
+        return plain(table)
+
+    purge = tool(name="purge_records", description="purge")(plain if kind == "sync" else coroutine)
+    result = purge(table="users")
+    if kind == "async":
+        result = asyncio.run(result)
+    assert purges(runs) == (0 if deny else 1)
+    assert (REFUSED in str(result)) is deny
+
+
+@pytest.mark.parametrize("deny", DENY)
+def test_a_tool_whose_function_is_a_tool_is_one_call(deny: bool) -> None:
+    """``FunctionTool(func=other_tool)``: the outer call's decision covers the inner tool's code."""
+    seen: list[str] = []
+    count = counting_refusal(seen, deny)
+    register_hook(P.PRE_TOOL_CALL, count)
+    runs: list[tuple[str, dict[str, Any]]] = []
+    inner = counting_tools(runs)[1]
+    outer = FunctionTool(name="purge_records", description="purge", func=inner)
+    asyncio.run(agent_with([outer], PURGE).run("go"))
+    assert seen == ["purge_records"]
     assert purges(runs) == (0 if deny else 1)

@@ -1,0 +1,189 @@
+"""Model requests at ``BaseChatClient.get_response``: PRE_MODEL_CALL -> wrap hooks -> the request ->
+POST_MODEL_CALL, and the tool-loop steps, once per request.
+
+Every chat client's request passes there once, below the client's layers: the tool loop
+(``FunctionInvocationLayer``) asks once per iteration, and the chat middleware layer calls it
+from the end of its pipeline (after the users' ``ChatMiddleware``) or directly when there is
+none. Joining there instead of the framework's middleware pipeline keeps the framework on its
+own no-middleware route (no ``ChatContext``, closures and compaction bookkeeping per request)
+and makes the hooks' place independent of the order of a client's layers.
+"""
+
+from __future__ import annotations
+
+from time import perf_counter
+from typing import Any
+
+from hookport.boundary import apost_step, apre_step
+from hookport.calls import ResponseShape, amodel_call, model_hooks_active
+from hookport.contexts import LazyMessagesContext, LLMCallHookContext
+from hookport.dispatch import adispatch
+from hookport.points import ExtensionPoint, InterceptionPoint
+from hookport import registry
+from hookport.registry import any_hooks, chains
+from hookport.reentry import hooks_off
+
+from hookport.adapters.agent_framework._messages import MessageView, response_text, with_response_text
+from hookport.adapters.agent_framework._state import FRAMEWORK, RunState, current_run, stream_mode
+
+P = InterceptionPoint
+STEP_KIND = "tool_loop"
+"""`StepContext.kind` of a step: one iteration of the tool loop (a model request and the tools it asked for)."""
+_STEP_POINTS = (P.PRE_STEP, P.POST_STEP)
+_MODEL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL)
+
+
+class ChatShape(ResponseShape[Any]):
+    def text(self, result: Any) -> str | None:
+        """`response_text`, inlined: it runs on every hooked request."""
+        if result is None or isinstance(result, str):
+            return result
+        text = getattr(result, "text", None)
+        return text if isinstance(text, str) else None
+
+    def replace(self, result: Any, text: str) -> Any:
+        return with_response_text(result, text, "chat")
+
+
+CHAT_SHAPE = ChatShape()
+
+
+# -- steps: one per tool-loop iteration ----------------------------------------------------------
+
+
+async def next_step(run: RunState, messages: Any) -> None:
+    """Close the iteration in progress (its tools have run) and open the next one."""
+    await close_step(run, None)
+    run.iteration += 1
+    run.step_started = perf_counter()
+    await apre_step(FRAMEWORK, STEP_KIND, f"{run.name} iteration {run.iteration}", messages,
+                    agent=run.agent, agent_role=run.name)
+
+
+async def close_step(run: RunState, output: Any) -> None:
+    if run.step_started is None:
+        return
+    started, run.step_started = run.step_started, None
+    await apost_step(FRAMEWORK, STEP_KIND, f"{run.name} iteration {run.iteration}", output, started=started,
+                     agent=run.agent, agent_role=run.name)
+
+
+# -- requests -------------------------------------------------------------------------------------
+
+
+def get_response(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``BaseChatClient.get_response(messages, *, stream=False, ...)``: an awaitable, or a
+    ``ResponseStream`` when streamed. The run's model calls are counted here whatever is
+    registered (``ctx.iterations`` stays right for a model hook registered mid-run)."""
+    run = current_run.get()
+    if run is None:  # outside a run hookport follows: only a model hook brings it in
+        if not registry._global and not registry._open_scopes or not model_hooks_active():
+            return wrapped(*args, **kwargs)
+        iterations, steps = 0, False
+    else:
+        if hooks_off.get()[0]:  # inside a hook: its requests are not hooked, nor counted
+            return wrapped(*args, **kwargs)
+        iterations, run.model_calls = run.model_calls, run.model_calls + 1  # this agent's calls before this one
+        steps = bool(chains[P.PRE_STEP] or chains[P.POST_STEP] or registry._open_scopes and any_hooks(_STEP_POINTS))
+        if not steps and not any_hooks(_MODEL_POINTS):
+            return wrapped(*args, **kwargs)
+    messages = args[0] if args else kwargs.pop("messages", None)
+    rest = args[1:]
+    if kwargs.get("stream"):
+        from agent_framework import ResponseStream
+
+        return ResponseStream.from_awaitable(_streamed(wrapped, instance, messages, rest, kwargs, run, iterations,
+                                                       steps))
+    return _request(wrapped, instance, messages, rest, kwargs, run, iterations, steps)
+
+
+def _context(client: Any, messages: Any, run: RunState | None, iterations: int) -> tuple[Any, list[MessageView]]:
+    """The request's context; its dicts are made when a hook first reads them (the list then
+    holds their `MessageView`, the way back to framework messages)."""
+    sent = list(messages or ())  # as sent, should a hook first read them after the call
+    views: list[MessageView] = []
+
+    def build() -> list[dict[str, Any]]:
+        views.append(MessageView(sent))
+        return list(views[0].dicts)
+
+    ctx = LazyMessagesContext(build, keep_copy=False, llm=client, agent=run.agent if run else None,
+                              agent_role=run.name if run else None, framework=FRAMEWORK, iterations=iterations)
+    return ctx, views
+
+
+async def _request(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any],
+                   run: RunState | None, iterations: int, steps: bool) -> Any:
+    if steps and run is not None:
+        await next_step(run, messages)  # its hooks may have registered or removed model hooks
+        if not model_hooks_active():
+            return await wrapped(messages, *rest, **kwargs)
+    ctx, views = _context(client, messages, run, iterations)
+
+    async def send(c: LLMCallHookContext) -> Any:
+        sent = views[0].to_messages(c.messages) if views and views[0].changed(c.messages) else messages
+        return await wrapped(sent, *rest, **kwargs)
+
+    return await amodel_call(ctx, send, CHAT_SHAPE)
+
+
+def _outgoing(views: list[MessageView], originals: Any, ctx: LLMCallHookContext) -> Any:
+    """What the request sends: the originals unless hooks read and changed the messages."""
+    if not views or not views[0].changed(ctx.messages):
+        return originals
+    return views[0].to_messages(ctx.messages)
+
+
+async def _streamed(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any],
+                    run: RunState | None, iterations: int, steps: bool) -> Any:
+    """A streamed request: PRE before it; POST when its stream has been read to the end
+    (a replacement reaches the final response, not the chunks already sent)."""
+    if steps and run is not None:
+        await next_step(run, messages)
+    if not model_hooks_active():
+        return await _stream_of(wrapped(messages, *rest, **kwargs))
+    ctx, views = _context(client, messages, run, iterations)
+    await adispatch(P.PRE_MODEL_CALL, ctx)
+    started = perf_counter()
+    stream = await _stream_of(wrapped(_outgoing(views, messages, ctx), *rest, **kwargs))
+    if stream is None or not hasattr(stream, "with_result_hook"):
+        return stream
+    if stream_mode() == "buffered":
+        return await _buffered(stream, ctx, started)
+
+    async def after(response: Any) -> Any:
+        ctx.duration_ms = (perf_counter() - started) * 1000.0
+        ctx.response = original = response_text(response)
+        await adispatch(P.POST_MODEL_CALL, ctx)
+        if ctx.response is not None and ctx.response != original:
+            return with_response_text(response, ctx.response, "chat")
+        return response
+
+    return stream.with_result_hook(after)
+
+
+async def _stream_of(result: Any) -> Any:
+    """The ``ResponseStream`` a streamed ``get_response`` gave (directly, or once awaited)."""
+    from agent_framework import ResponseStream
+
+    return result if isinstance(result, ResponseStream) else await result
+
+
+async def _buffered(stream: Any, ctx: LLMCallHookContext, started: float) -> Any:
+    """Read the whole streamed answer first, run POST on it, then stream the (possibly
+    replaced) answer: a replacement reaches the chunks as well as the final response."""
+    from agent_framework import ChatResponseUpdate, ResponseStream
+
+    response = await stream.get_final_response()
+    ctx.duration_ms = (perf_counter() - started) * 1000.0
+    ctx.response = original = response_text(response)
+    await adispatch(P.POST_MODEL_CALL, ctx)
+    if ctx.response is not None and ctx.response != original:
+        response = with_response_text(response, ctx.response, "chat")
+
+    async def updates() -> Any:
+        for message in response.messages:
+            yield ChatResponseUpdate(role=message.role, contents=list(message.contents))
+
+    return ResponseStream(updates(), finalizer=lambda _: response)
+
