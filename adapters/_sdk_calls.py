@@ -29,6 +29,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
 from weakref import WeakKeyDictionary
 
+from pydantic import BaseModel
+
 from hookport.boundary import Execution, current_execution
 from hookport.calls import (
     ResponseShape,
@@ -43,7 +45,7 @@ from hookport.points import InterceptionPoint
 from hookport.reentry import is_suppressed
 from hookport.registry import has_hooks
 
-from hookport.adapters._sdk_data import araw_parse, cache_parsed, raw_parse, rewrite_raw_body
+from hookport.adapters._sdk_data import araw_parse, cache_parsed, plain, raw_parse, rewrite_raw_body
 from hookport.adapters._sdk_tools import (
     AskedCall,
     CallParts,
@@ -89,13 +91,15 @@ class Dialect(abc.ABC, Generic[A]):
         """The tool calls of one of `messages`' messages, as `RequestKeys` reads them."""
         return message_calls(message)
 
-    def keys(self, kwargs: Kwargs) -> RequestKeys:
-        """The conversation key of every call the request carries (see `hookport.adapters._sdk_tools`)."""
-        return RequestKeys(self.api, self.messages(kwargs), self.calls_of)
+    def keys(self, kwargs: Kwargs, messages: list[dict[str, Any]] | None = None) -> RequestKeys:
+        """The conversation key of every call the request carries (see `hookport.adapters._sdk_tools`);
+        `messages`: `messages(kwargs)`, when the caller read them already."""
+        return RequestKeys(self.api, self.messages(kwargs) if messages is None else messages, self.calls_of)
 
-    def conversation(self, kwargs: Kwargs) -> str:
-        """The digest of the application's conversation an answer to `kwargs` continues."""
-        return conversation(self.messages(kwargs))
+    def conversation(self, kwargs: Kwargs, messages: list[dict[str, Any]] | None = None) -> str:
+        """The digest of the application's conversation an answer to `kwargs` continues (`messages`:
+        `messages(kwargs)`, when the caller read them already)."""
+        return conversation(self.messages(kwargs) if messages is None else messages)
 
     def answered(self, kwargs: Kwargs, answer: A) -> None:
         """Called with each answer the caller receives and the application's request (Responses
@@ -116,7 +120,8 @@ class Dialect(abc.ABC, Generic[A]):
         """The answer holder: `whole` is the complete answer object, `events` a buffered stream's."""
 
     def is_stream(self, result: Any) -> bool:
-        return hasattr(result, "response") and not hasattr(result, self.whole_field) and (
+        # the whole answer's field first: a pydantic model's missing attribute costs an exception
+        return not hasattr(result, self.whole_field) and hasattr(result, "response") and (
             hasattr(result, "__iter__") or hasattr(result, "__aiter__"))
 
     def receive(self, result: Any, kwargs: Kwargs, buffer: bool) -> A:
@@ -239,8 +244,8 @@ def assistant_turns(messages: list[dict[str, Any]]) -> int:
     return turns
 
 
-def _iterations(messages: Callable[[], list[dict[str, Any]]]) -> tuple[int, Callable[[], list[dict[str, Any]]]]:
-    """`ctx.iterations` of the next model call, and the request's messages (built already, or not).
+def _iterations(messages: Callable[[], list[dict[str, Any]]]) -> int:
+    """`ctx.iterations` of the next model call.
 
     Inside ``hookport.execution(...)`` (the application's run: its agent's execution) it is the
     number of model calls the execution has made before this one, counted here; without one, the
@@ -248,21 +253,46 @@ def _iterations(messages: Callable[[], list[dict[str, Any]]]) -> tuple[int, Call
     conversation, in any process)."""
     run = current_execution()
     if run is None:
-        built = messages()
-        return assistant_turns(built), lambda: built
+        return assistant_turns(messages())
     with _CALLS_LOCK:
         made = _CALLS.get(run, 0)
         _CALLS[run] = made + 1
-    return made, messages
+    return made
 
 
-def _context(dialect: Dialect[Any], kwargs: Kwargs) -> LazyMessagesContext:
-    """The request's context; its messages are converted only if a hook reads them (or, with
-    no execution, to count `iterations`)."""
+class _Read:
+    """The application's request read once as OpenAI-style dicts (`Dialect.messages`), on first
+    need: the ledger's keys, the conversation digest and ``ctx.iterations`` share it. Hooks never
+    get this list (they get a copy), so the digest reads what the application sent."""
+
+    __slots__ = ("dialect", "kwargs", "_messages")
+
+    def __init__(self, dialect: Dialect[Any], kwargs: Kwargs) -> None:
+        self.dialect, self.kwargs = dialect, kwargs
+        self._messages: list[dict[str, Any]] | None = None
+
+    def messages(self, kwargs: Kwargs | None = None) -> list[dict[str, Any]]:
+        """The messages of `kwargs` (default: the application's request; another request, one the
+        adapter restored or extended, is read afresh)."""
+        if kwargs is not None and kwargs is not self.kwargs:
+            return self.dialect.messages(kwargs)
+        if self._messages is None:
+            self._messages = self.dialect.messages(self.kwargs)
+        return self._messages
+
+    def conversation(self, calls: list[AskedCall]) -> str:
+        """The digest of the application's conversation, needed only when the answer asks for calls."""
+        return self.dialect.conversation(self.kwargs, self.messages()) if calls else ""
+
+
+def _context(dialect: Dialect[Any], kwargs: Kwargs, read: _Read) -> LazyMessagesContext:
+    """The request's context: hooks get its messages (a copy of what `read` holds) only if one reads
+    them; with no execution, `iterations` counts the turns of `read`'s own list."""
     model = dialect.model_of(kwargs)
-    iterations, messages = _iterations(lambda: dialect.messages(kwargs))
+    own = kwargs is read.kwargs
     return LazyMessagesContext(
-        messages, llm=model, iterations=iterations, framework=dialect.framework,
+        (lambda: plain(read.messages())) if own else (lambda: dialect.messages(kwargs)),
+        llm=model, iterations=_iterations(lambda: read.messages(kwargs)), framework=dialect.framework,
         metadata={"api": dialect.api, "model": model if isinstance(model, str) else None,
                   "stream": bool(kwargs.get("stream")), "tools": kwargs.get("tools"), "kwargs": kwargs},
         **run_fields(),
@@ -295,30 +325,17 @@ def _asender(dialect: Dialect[Any], call: Callable[..., Awaitable[Any]], args: t
     return send
 
 
-def _restored(dialect: Dialect[Any], ledger: ToolLedger, kwargs: Kwargs) -> Kwargs:
+def _restored(dialect: Dialect[Any], ledger: ToolLedger, read: _Read) -> Kwargs:
+    kwargs = read.kwargs
     if ledger.empty:
         return kwargs
-    keys = dialect.keys(kwargs)
+    keys = dialect.keys(kwargs, read.messages())
     settled: dict[str, str] = {}
     for key, text in dialect.results(kwargs, keys.walk()):
         replacement = ledger.settle(key, text) if key is not None else None
         if replacement is not None and key is not None:
             settled[key] = replacement
     return dialect.restore(kwargs, ledger, settled, keys.walk())
-
-
-class _Conversation:
-    """The application's conversation digest, computed once and only if an answer asks for a call."""
-
-    def __init__(self, dialect: Dialect[Any], kwargs: Kwargs) -> None:
-        self._dialect, self.kwargs, self._digest = dialect, kwargs, None  # type: ignore[var-annotated]
-
-    def __call__(self, calls: list[AskedCall]) -> str:
-        if not calls:
-            return ""
-        if self._digest is None:
-            self._digest = self._dialect.conversation(self.kwargs)
-        return self._digest  # type: ignore[return-value]
 
 
 def _changed(ctx: LazyMessagesContext, review: Review) -> bool:
@@ -335,19 +352,19 @@ def request(dialect: Dialect[Any], ledger: ToolLedger, call: Callable[..., Any],
     """One hooked request on a sync client; `call(*args, **kwargs)` is the SDK's method."""
     if passthrough(ledger):
         return call(*args, **kwargs)
-    digest = _Conversation(dialect, kwargs)
-    kwargs = _restored(dialect, ledger, kwargs)
+    read = _Read(dialect, kwargs)
+    kwargs = _restored(dialect, ledger, read)
     exchange: list[Any] = []
     for continuation in range(MAX_CONTINUATIONS + 1):
         sent = dialect.extend(kwargs, exchange) if exchange else kwargs
-        ctx = _context(dialect, sent)
+        ctx = _context(dialect, sent, read)
         answer = model_call(ctx, _sender(dialect, call, args, sent, _needs_buffer()), _Shape(dialect, sent))
         calls = dialect.calls(answer)
-        review = ledger.review(calls, dialect.api, digest(calls))
+        review = ledger.review(calls, dialect.api, read.conversation(calls))
         if review.all_refused and continuation < MAX_CONTINUATIONS:
             exchange = exchange + dialect.exchange(answer, review)
             continue
-        return _settle_answer(dialect, ledger, answer, review, exchange, _changed(ctx, review), digest.kwargs)
+        return _settle_answer(dialect, ledger, answer, review, exchange, _changed(ctx, review), read.kwargs)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -356,9 +373,9 @@ async def arequest(dialect: Dialect[Any], ledger: ToolLedger, call: Callable[...
     """`request` for async clients: async hooks are awaited on the running loop."""
     if passthrough(ledger):
         return await call(*args, **kwargs)
-    digest = _Conversation(dialect, kwargs)
+    read = _Read(dialect, kwargs)
     if not ledger.empty:
-        keys = dialect.keys(kwargs)
+        keys = dialect.keys(kwargs, read.messages())
         settled: dict[str, str] = {}
         for key, text in dialect.results(kwargs, keys.walk()):
             replacement = await ledger.asettle(key, text) if key is not None else None
@@ -368,15 +385,15 @@ async def arequest(dialect: Dialect[Any], ledger: ToolLedger, call: Callable[...
     exchange: list[Any] = []
     for continuation in range(MAX_CONTINUATIONS + 1):
         sent = dialect.extend(kwargs, exchange) if exchange else kwargs
-        ctx = _context(dialect, sent)
+        ctx = _context(dialect, sent, read)
         answer = await amodel_call(ctx, _asender(dialect, call, args, sent, _needs_buffer()),
                                    _Shape(dialect, sent))
         calls = dialect.calls(answer)
-        review = await ledger.areview(calls, dialect.api, digest(calls))
+        review = await ledger.areview(calls, dialect.api, read.conversation(calls))
         if review.all_refused and continuation < MAX_CONTINUATIONS:
             exchange = exchange + dialect.exchange(answer, review)
             continue
-        return _settle_answer(dialect, ledger, answer, review, exchange, _changed(ctx, review), digest.kwargs)
+        return _settle_answer(dialect, ledger, answer, review, exchange, _changed(ctx, review), read.kwargs)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -390,7 +407,7 @@ def _settle_answer(dialect: Dialect[Any], ledger: ToolLedger, answer: Any, revie
     result = getattr(answer, "result", None)
     if changed:
         rewrite_raw_body(result, dialect.whole(answer))
-    if hasattr(result, "http_response") and hasattr(result, "parse"):
+    if not isinstance(result, BaseModel) and hasattr(result, "http_response") and hasattr(result, "parse"):
         return result  # a raw response: its .parse() gives the edited answer (a stream: its replay)
     return dialect.deliver(answer)
 

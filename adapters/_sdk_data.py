@@ -13,12 +13,19 @@ def field(item: Any, name: str) -> Any:
     return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+"""The exact types `plain` returns as they are without a call (subclasses take the long way)."""
+
+
 def plain(value: Any) -> Any:
-    """A deep copy of `value` as JSON-like data (SDK objects are dumped without their None fields)."""
+    """A deep copy of `value` as JSON-like data (SDK objects are dumped without their None fields).
+
+    Scalars inside a dict or list are kept inline, not recursed into: a conversation is mostly
+    strings, and this runs on every hooked request."""
     if isinstance(value, dict):
-        return {key: plain(item) for key, item in value.items()}
+        return {key: item if type(item) in _SCALARS else plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [plain(item) for item in value]
+        return [item if type(item) in _SCALARS else plain(item) for item in value]
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     if hasattr(value, "model_dump"):

@@ -80,13 +80,19 @@ def run_fields() -> dict[str, Any]:
 # -- conversation keys ------------------------------------------------------------------------------
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, default=str, separators=(",", ":"))
+"""One encoder for every key (``json.dumps`` with options builds a new one each call)."""
+
+
 def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str, separators=(",", ":"))
+    return _ENCODER.encode(value)
 
 
-def call_key(api: str, conversation: str, call_id: Any, name: Any, arguments: Any) -> str:
-    """What the ledger remembers a call by: its API, its conversation, its id, name and arguments."""
-    return f"{api}|{conversation}|{call_id}|{name}|{_canonical(arguments)}"
+def call_key(api: str, conversation: str, call_id: Any, name: Any, arguments: Any,
+             canonical: str | None = None) -> str:
+    """What the ledger remembers a call by: its API, its conversation, its id, name and arguments
+    (`canonical`: the arguments' `_canonical` text, when the caller has it)."""
+    return f"{api}|{conversation}|{call_id}|{name}|{_canonical(arguments) if canonical is None else canonical}"
 
 
 CallParts = tuple[Any, Any, Any]
@@ -300,12 +306,14 @@ class ToolLedger:
 
     def _allow(self, review: Review, call: AskedCall, ctx: ToolCallHookContext) -> None:
         review.allowed.append((call, ctx))
-        self._waiting.remember(review.key(call, ctx.tool_input), (ctx, perf_counter()))
+        arguments = _canonical(ctx.tool_input)
+        self._waiting.remember(call_key(review.api, review.conversation, call.id, call.name, ctx.tool_input, arguments),
+                               (ctx, perf_counter()))
         allowed = self._allowed.get()
         if allowed is None:
             allowed = OrderedDict()
             self._allowed.set(allowed)
-        token = f"{call.name}|{_canonical(ctx.tool_input)}"
+        token = f"{call.name}|{arguments}"
         with _Bounded._lock:
             allowed[token] = allowed.get(token, 0) + 1
             allowed.move_to_end(token)

@@ -78,15 +78,13 @@ def to_messages(kwargs: Kwargs) -> list[dict[str, Any]]:
         if isinstance(content, str):
             messages.append({"role": role, "content": content})
             continue
-        blocks = plain(content) or []
-        results = [b for b in blocks if field(b, "type") == "tool_result"]
-        uses = [b for b in blocks if field(b, "type") == "tool_use"]
-        others = [b for b in blocks if field(b, "type") not in ("tool_result", "tool_use")]
+        results, uses, others = _sorted_blocks(plain(content) or [])
         for block in results:
             messages.append({"role": "tool", "tool_call_id": block.get("tool_use_id"),
                              "content": content_text(block.get("content"))})
         if others or not (results or uses):
-            text_only = all(field(b, "type") == "text" for b in others)
+            text_only = all(kind == "text" for kind, _ in others)
+            others = [b for _, b in others]
             messages.append({"role": role, "content": content_text(others) if text_only else others})
         if uses:
             calls = [{"id": b.get("id"), "type": "function",
@@ -97,6 +95,21 @@ def to_messages(kwargs: Kwargs) -> list[dict[str, Any]]:
             else:
                 messages.append({"role": role, "content": None, "tool_calls": calls})
     return messages
+
+
+def _sorted_blocks(blocks: list[Any]) -> tuple[list[Any], list[Any], list[tuple[Any, Any]]]:
+    """A message's blocks as (tool results, tool uses, (type, block) of the others), each block's
+    type read once (this runs on every hooked request)."""
+    results, uses, others = [], [], []
+    for block in blocks:
+        kind = field(block, "type")
+        if kind == "tool_result":
+            results.append(block)
+        elif kind == "tool_use":
+            uses.append(block)
+        else:
+            others.append((kind, block))
+    return results, uses, others
 
 
 def from_messages(kwargs: Kwargs, messages: list[dict[str, Any]]) -> Kwargs:
@@ -150,9 +163,10 @@ class Messages(Dialect[MessagesAnswer]):
         for message in kwargs.get("messages") or ():
             content = field(message, "content")
             for block in [] if isinstance(content, str) else content or ():
-                if field(block, "type") == "tool_use":
+                kind = field(block, "type")
+                if kind == "tool_use":
                     keys.call(field(block, "id"))
-                elif field(block, "type") == "tool_result":
+                elif kind == "tool_result":
                     found.append((keys.result(field(block, "tool_use_id")), content_text(field(block, "content"))))
         return found
 
@@ -162,10 +176,10 @@ class Messages(Dialect[MessagesAnswer]):
         owed: list[dict[str, Any]] = []  # refusal results for the next user message
         for message in kwargs.get("messages") or ():
             content = field(message, "content")
-            blocks = [] if isinstance(content, str) else list(content or ())
+            blocks = [] if isinstance(content, str) else [(field(b, "type"), b) for b in content or ()]
             role = field(message, "role")
             if role == "assistant":
-                call_keys = [keys.call(field(b, "id")) for b in blocks if field(b, "type") == "tool_use"]
+                call_keys = [keys.call(field(b, "id")) for kind, b in blocks if kind == "tool_use"]
                 prelude = ledger.prelude_for(call_keys[0]) if call_keys and call_keys[0] else None
                 if isinstance(prelude, list):
                     out.extend(prelude)
@@ -179,7 +193,7 @@ class Messages(Dialect[MessagesAnswer]):
                     changed = True
                     continue
             result_keys = {field(b, "tool_use_id"): keys.result(field(b, "tool_use_id"))
-                           for b in blocks if field(b, "type") == "tool_result"}
+                           for kind, b in blocks if kind == "tool_result"}
             if role == "user" and (owed or any(k in settled for k in result_keys.values())):
                 copy = plain(message)
                 new_blocks = [] if isinstance(copy["content"], str) else copy["content"]
@@ -220,8 +234,7 @@ class Messages(Dialect[MessagesAnswer]):
             return "".join(field(d, "text") or "" for d in self._text_deltas(answer))
         if answer.message is None:
             return None
-        return "".join(field(b, "text") or "" for b in field(answer.message, "content") or ()
-                       if field(b, "type") == "text")
+        return "".join(field(b, "text") or "" for b in _content(answer.message) if field(b, "type") == "text")
 
     @staticmethod
     def _text_deltas(answer: MessagesAnswer) -> list[Any]:
@@ -253,7 +266,7 @@ class Messages(Dialect[MessagesAnswer]):
                 found.append(AskedCall(field(block, "id"), field(block, "name"), arguments, native=("stream", index)))
             return found
         return [AskedCall(field(b, "id"), field(b, "name"), dict(field(b, "input") or {}), native=b)
-                for b in field(answer.message, "content") or () if field(b, "type") == "tool_use"]
+                for b in _content(answer.message) if field(b, "type") == "tool_use"]
 
     def apply(self, answer: MessagesAnswer, review: Review, ledger: ToolLedger) -> None:
         for call, arguments in review.edited():
@@ -296,6 +309,12 @@ class Messages(Dialect[MessagesAnswer]):
         if answer.events is not None:
             return replay(answer.stream, answer.events, answer.is_async)
         return answer.result
+
+
+def _content(message: Any) -> Any:
+    """A ``Message``'s content blocks (a dict's too)."""
+    content = message.get("content") if isinstance(message, dict) else getattr(message, "content", None)
+    return content or ()
 
 
 def _use_block(call: AskedCall) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from typing import Any
 from hookport.adapters._method_guards import MethodGuards
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.google_adk._state import FRAMEWORK, agent_fields
+from hookport.adapters.google_adk._tools import SHAPE
 from hookport.calls import atool_call, tool_call
 from hookport.contexts import ToolCallHookContext
 from hookport.decisions import body_layer, body_must_decide
@@ -60,8 +61,6 @@ def _guarded(klass: type, original: Callable[..., Any]) -> Callable[..., Any]:
 
 async def _decide(original: Callable[..., Any], tool: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """A tool body reached with no decision: PRE_TOOL_CALL here, with what the body knows."""
-    from hookport.adapters.google_adk._tools import SHAPE
-
     tool_args = kwargs.get("args")
     tool_context = kwargs.get("tool_context")
     ctx = ToolCallHookContext(

@@ -109,17 +109,19 @@ def _copied(arguments: Any) -> dict[str, Any]:
     return copy.deepcopy(copied)
 
 
-async def _hooked_call(wrapped: Callable[..., Awaitable[Any]], session: Any, args: Args, kwargs: Kwargs) -> Any:
+def _hooked_call(wrapped: Callable[..., Awaitable[Any]], session: Any, args: Args, kwargs: Kwargs) -> Awaitable[Any]:
+    """`atool_call`'s coroutine itself, and `run` hands back the SDK's own: no extra frames for each
+    resume of the request's awaits."""
     name, arguments, rest_args, rest_kwargs = _bound(args, kwargs)
     ctx = ToolCallHookContext(
         name, _copied(arguments), tool=session, framework=FRAMEWORK,
         metadata={"api": "tools/call"}, **run_fields(),
     )
 
-    async def run(current: ToolCallHookContext) -> Any:
-        return await wrapped(current.tool_name, current.tool_input, *rest_args, **rest_kwargs)
+    def run(current: ToolCallHookContext) -> Awaitable[Any]:
+        return wrapped(current.tool_name, current.tool_input, *rest_args, **rest_kwargs)
 
-    return await atool_call(ctx, run, SHAPE)
+    return atool_call(ctx, run, SHAPE)
 
 
 def call_tool(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Args, kwargs: Kwargs) -> Any:
@@ -159,19 +161,19 @@ def _with_arguments(request: Any, inner: Any, params: Any, arguments: dict[str, 
     return type(request)(edited) if request is not inner else edited
 
 
-async def _hooked_request(wrapped: Callable[..., Awaitable[Any]], session: Any, request: Any, inner: Any,
-                          params: Any, rest_args: Args, kwargs: Kwargs) -> Any:
+def _hooked_request(wrapped: Callable[..., Awaitable[Any]], session: Any, request: Any, inner: Any,
+                    params: Any, rest_args: Args, kwargs: Kwargs) -> Awaitable[Any]:
     ctx = ToolCallHookContext(
         params.name, _copied(params.arguments), tool=session, framework=FRAMEWORK,
         metadata={"api": "tools/call", "layer": "send_request"}, **run_fields(),
     )
 
-    async def run(current: ToolCallHookContext) -> Any:
+    def run(current: ToolCallHookContext) -> Awaitable[Any]:
         sent = request if current.tool_input == params.arguments else _with_arguments(
             request, inner, params, current.tool_input)
-        return await wrapped(sent, *rest_args, **kwargs)
+        return wrapped(sent, *rest_args, **kwargs)
 
-    return await atool_call(ctx, run, SHAPE, layer=REQUEST_LAYER)
+    return atool_call(ctx, run, SHAPE, layer=REQUEST_LAYER)
 
 
 def send_request(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Args, kwargs: Kwargs) -> Any:

@@ -54,7 +54,10 @@ class _Run:
 def _waiting_run(result: Any) -> Any:
     """The run of `result` (a ``Run`` or a run stream's ``thread.run.requires_action`` event) that waits
     for tool outputs, or None."""
-    run = result.data if getattr(result, "event", None) == "thread.run.requires_action" else result
+    kind = getattr(result, "object", None)  # every other answer (a completion...) stops here, cheaply
+    if kind is not None and kind != "thread.run":
+        return None
+    run = result.data if kind is None and getattr(result, "event", None) == "thread.run.requires_action" else result
     if getattr(run, "object", None) != "thread.run" or getattr(run, "status", None) != "requires_action":
         return None
     action = getattr(run, "required_action", None)

@@ -101,7 +101,9 @@ def _native_calls(group: int, message: Any) -> list[AskedCall]:
     ``function_call``."""
     found = []
     for call in getattr(message, "tool_calls", None) or ():
-        function, custom = field(call, "function"), field(call, "custom")
+        kind = field(call, "type")  # read first: a pydantic model's missing attribute costs an exception
+        function = field(call, "function") if kind != "custom" else None
+        custom = field(call, "custom") if function is None else None
         if function is not None:
             found.append(AskedCall(call.id, field(function, "name"), parse_arguments(field(function, "arguments")),
                                    native=call, group=group))

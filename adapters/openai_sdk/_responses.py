@@ -231,10 +231,10 @@ class Responses(Dialect[ResponsesAnswer]):
             return [found] if found is not None else []
         return message_calls(message)
 
-    def conversation(self, kwargs: Kwargs) -> str:
+    def conversation(self, kwargs: Kwargs, messages: list[dict[str, Any]] | None = None) -> str:
         if "response_id" in kwargs:  # a retrieve: the request that started the background response
             return self._background.get(str(kwargs["response_id"])) or conversation([])
-        return conversation(self.messages(kwargs))
+        return super().conversation(kwargs, messages)
 
     def answered(self, kwargs: Kwargs, answer: ResponsesAnswer) -> None:
         response_id = field(answer.response, "id")

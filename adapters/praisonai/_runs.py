@@ -32,6 +32,7 @@ already streamed; its hooks still see the joined text.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import inspect
 from collections.abc import AsyncIterator, Callable, Generator, Iterator
@@ -412,8 +413,6 @@ async def _astream(chunks: AsyncIterator[Any], call: _Call, context: contextvars
 
 
 async def _in_context(step: Any, context: contextvars.Context) -> Any:
-    import asyncio
-
     loop = asyncio.get_running_loop()
     task = context.run(loop.create_task, step)  # the task runs in (a copy of) the call's context
     return await task

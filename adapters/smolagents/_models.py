@@ -44,6 +44,7 @@ from hookport.points import InterceptionPoint
 from hookport.reentry import is_suppressed
 from hookport.registry import has_hooks
 
+from hookport.adapters.smolagents import _late
 from hookport.adapters.smolagents._classes import CoveredClasses
 
 P = InterceptionPoint
@@ -58,14 +59,10 @@ class _Shape(ResponseShape[Any]):
         self.final_answer = final_answer
 
     def text(self, result: Any) -> str | None:
-        from hookport.adapters.smolagents._messages import answer_text
-
-        return answer_text(result)
+        return _late.messages().answer_text(result)
 
     def replace(self, result: Any, text: str) -> Any:
-        from hookport.adapters.smolagents._messages import with_answer_text
-
-        return with_answer_text(result, text, self.final_answer)
+        return _late.messages().with_answer_text(result, text, self.final_answer)
 
 
 SHAPE = _Shape(final_answer=False)
@@ -73,9 +70,7 @@ TOOL_CALLING_SHAPE = _Shape(final_answer=True)
 
 
 def _shape(kwargs: dict[str, Any]) -> _Shape:
-    from hookport.adapters.smolagents._messages import offers_final_answer
-
-    return TOOL_CALLING_SHAPE if offers_final_answer(kwargs) else SHAPE
+    return TOOL_CALLING_SHAPE if _late.messages().offers_final_answer(kwargs) else SHAPE
 
 
 # -- which classes are wrapped ----------------------------------------------------------------
@@ -98,9 +93,7 @@ def cover(model: Any) -> None:
 
 def model_call_index() -> int:
     """The requests this agent's run made before this one (`_runs` imports this module: imported here)."""
-    from hookport.adapters.smolagents._runs import model_call_index as index
-
-    return index()
+    return _late.runs().model_call_index()  # type: ignore[no-any-return]
 
 
 def _silent() -> bool:
@@ -111,14 +104,12 @@ def _context(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any], itera
              ) -> tuple[Callable[[LLMCallHookContext], Any], LLMCallHookContext]:
     """The request's context, and what the request sends for it: its own messages unless hooks
     read and changed them (the `Conversation` hooks see is made when one reads them)."""
-    from hookport.adapters.smolagents._messages import Conversation
-    from hookport.adapters.smolagents._runs import agent_fields
-
+    conversation = _late.messages().Conversation
     native = kwargs["messages"] if "messages" in kwargs else (args[0] if args else [])
     sent = list(native)  # as sent, should a hook first read them after the call
-    lazy = LazyView(lambda: Conversation(sent))
+    lazy = LazyView(lambda: conversation(sent))
     ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=instance, framework=FRAMEWORK, iterations=iterations,
-                              **agent_fields())
+                              **_late.runs().agent_fields())
 
     def outgoing(c: LLMCallHookContext) -> Any:
         return native if lazy.view is None else lazy.view.messages_for(c.messages)
@@ -140,10 +131,8 @@ def generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[st
     if not model_hooks_active():
         with MODEL_LAYER.hold():
             return wrapped(*args, **kwargs)
-    from hookport.adapters.smolagents._runs import OwnErrors
-
     outgoing, ctx = _context(instance, args, kwargs, iterations)
-    own = OwnErrors()
+    own = _late.runs().OwnErrors()
 
     def send(c: LLMCallHookContext) -> Any:
         call_args, call_kwargs = _with_messages(args, kwargs, outgoing(c))
@@ -167,9 +156,7 @@ def generate_stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: 
     try:
         dispatch(P.PRE_MODEL_CALL, ctx)
     except BaseException as error:
-        from hookport.adapters.smolagents._runs import note_abort
-
-        note_abort(error)
+        _late.runs().note_abort(error)
         raise
     call_args, call_kwargs = _with_messages(args, kwargs, outgoing(ctx))
     return _observed(wrapped(*call_args, **call_kwargs), ctx, _shape(kwargs))
@@ -192,22 +179,19 @@ def _observed(stream: Iterator[Any], ctx: LLMCallHookContext, shape: _Shape) -> 
     if not has_hooks(P.POST_MODEL_CALL):
         yield from _held(stream)
         return
-    from hookport.adapters.smolagents._messages import as_deltas, joined
-
+    messages = _late.messages()
     started = perf_counter()
     deltas = list(_held(stream))
-    message = joined(deltas)
+    message = messages.joined(deltas)
     ctx.duration_ms = (perf_counter() - started) * 1000.0
     ctx.response = original = shape.text(message)
     try:
         dispatch(P.POST_MODEL_CALL, ctx)
     except BaseException as error:
-        from hookport.adapters.smolagents._runs import note_abort
-
-        note_abort(error)
+        _late.runs().note_abort(error)
         raise
     if ctx.response is not None and ctx.response != original:
-        deltas = as_deltas(shape.replace(message, ctx.response), deltas)
+        deltas = messages.as_deltas(shape.replace(message, ctx.response), deltas)
     yield from deltas
 
 

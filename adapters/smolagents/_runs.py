@@ -52,19 +52,24 @@ class Run:
     """This run's model requests so far (``ctx.iterations``; ``next`` on a count is thread-safe). Every
     ``run`` has its own: a managed agent's run counts its own requests, never its manager's."""
 
-    @property
-    def name(self) -> str | None:
-        return agent_name(self.agent)
+    name: str | None = field(init=False, default=None)
+    """The agent's name (what ``agents=`` filters match), read once per run: every context of the
+    run carries it, and an agent is not renamed while it runs."""
+
+    def __post_init__(self) -> None:
+        self.name = agent_name(self.agent)
 
     def turn_start(self, task: Any) -> None:
         self.started = perf_counter()
-        pre_step(FRAMEWORK, AGENT_TURN, self.name, task, point=TURN_START, agent=self.agent, agent_role=self.name)
+        if has_hooks(TURN_START):
+            pre_step(FRAMEWORK, AGENT_TURN, self.name, task, point=TURN_START, agent=self.agent, agent_role=self.name)
 
     def turn_end(self, output: Any) -> Any:
         """The agent's turn is over: a hook's abort ends it; AGENT_TURN_END sees its output."""
         _raise_abort(self)
-        post_step(FRAMEWORK, AGENT_TURN, self.name, output, started=self.started, point=TURN_END,
-                  agent=self.agent, agent_role=self.name)
+        if has_hooks(TURN_END):
+            post_step(FRAMEWORK, AGENT_TURN, self.name, output, started=self.started, point=TURN_END,
+                      agent=self.agent, agent_role=self.name)
         return output
 
 
@@ -246,15 +251,18 @@ def step_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[
     return _step(wrapped(*args, **kwargs), run, args[0] if args else kwargs.get("memory_step"))
 
 
+def _step_name(run: Run, memory_step: Any) -> str:
+    return f"{run.name or 'agent'} step {getattr(memory_step, 'step_number', '?')}"
+
+
 def _step(inner: Iterator[Any], run: Run, memory_step: Any) -> Iterator[Any]:
-    name = f"{run.name or 'agent'} step {getattr(memory_step, 'step_number', '?')}"
-    fields = {"agent": run.agent, "agent_role": run.name}
     started = perf_counter()
-    stepping = has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP)
+    stepping = has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP)  # the step's name is made only then
     if stepping:
         token = _current.set(run)
         try:
-            pre_step(FRAMEWORK, STEP_KIND, name, memory_step, **fields)
+            pre_step(FRAMEWORK, STEP_KIND, _step_name(run, memory_step), memory_step, agent=run.agent,
+                     agent_role=run.name)
         finally:
             _current.reset(token)
     try:
@@ -278,6 +286,7 @@ def _step(inner: Iterator[Any], run: Run, memory_step: Any) -> Iterator[Any]:
     if stepping:
         token = _current.set(run)
         try:
-            post_step(FRAMEWORK, STEP_KIND, name, memory_step, started=started, **fields)
+            post_step(FRAMEWORK, STEP_KIND, _step_name(run, memory_step), memory_step, started=started,
+                      agent=run.agent, agent_role=run.name)
         finally:
             _current.reset(token)

@@ -23,6 +23,8 @@ from hookport.calls import ToolShape, outer_layer_dispatched_tool, tool_call, to
 from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
 
+from hookport.adapters.smolagents import _late
+
 FRAMEWORK = "smolagents"
 FINAL_ANSWER = "final_answer"
 
@@ -80,10 +82,9 @@ def tool_name(tool: Any) -> str:
 
 def decide(tool: Any, arguments: dict[str, Any], call: Callable[..., Any], layer: str | None = None) -> Any:
     """One tool call through the hooks: `call(*args, **kwargs)` runs it unless a hook refuses it."""
-    from hookport.adapters.smolagents._runs import OwnErrors, agent_fields
-
-    ctx = ToolCallHookContext(tool_name(tool), arguments, tool, framework=FRAMEWORK, **agent_fields())
-    own = OwnErrors()
+    runs = _late.runs()
+    ctx = ToolCallHookContext(tool_name(tool), arguments, tool, framework=FRAMEWORK, **runs.agent_fields())
+    own = runs.OwnErrors()
 
     def run(c: ToolCallHookContext) -> Any:
         args, kwargs = call_arguments(tool, c.tool_input)

@@ -7,7 +7,7 @@ Where each point fires:
 
 | point | Strands call site |
 |---|---|
-| EXECUTION_START / INPUT / OUTPUT / EXECUTION_END | the outermost ``Agent.stream_async`` (``agent(...)`` and ``invoke_async`` drain it): START/INPUT before the first event, OUTPUT/END when the event stream is drained, END(failed) when it raises or is closed |
+| EXECUTION_START / INPUT / OUTPUT / EXECUTION_END | the outermost ``Agent.stream_async`` (``agent(...)`` and ``invoke_async`` drain it): START/INPUT before the first event, OUTPUT/END when the event stream is drained, END(failed) when it raises or is closed; ``Agent.invoke_async`` is patched only to leave a hook's ``HookAborted`` as itself, so the stream it drains needs no generator around each event |
 | AGENT_TURN_START / AGENT_TURN_END ``kind="agent_turn"`` | every ``Agent.stream_async`` (agents used as tools too), named by the agent's ``name`` |
 | PRE_STEP / POST_STEP ``kind="event_loop_cycle"`` | ``event_loop_cycle``, under both names: ``strands.agent.agent`` imports it for the first cycle, ``strands.event_loop.event_loop`` recurses through its own |
 | PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``stream_messages`` as ``strands.event_loop.event_loop`` calls it: every request of whatever ``Model`` the agent uses |
@@ -54,7 +54,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from hookport.adapters._base import Adapter, InstallReport, Target, Wrapper, lazy_wrapper
+from hookport.adapters._base import Adapter, InstallReport, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
 
 __all__ = ["StrandsAdapter"]
@@ -77,10 +77,6 @@ releases; ``_AgentAsTool`` (``agent.as_tool()``, 1.5x+) is guarded when its modu
 app's own ``AgentTool`` classes when their first tool is registered (``ToolRegistry.register_tool``)."""
 
 
-def _lazy(module: str, function: str) -> Wrapper:
-    return lazy_wrapper(__name__, module, function)
-
-
 class StrandsAdapter(Adapter):
     name: ClassVar[str] = "strands"
     distribution: ClassVar[str] = "strands-agents"
@@ -93,17 +89,20 @@ class StrandsAdapter(Adapter):
     not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset()
 
     def targets(self) -> Sequence[Target]:
-        step = _lazy("_runs", "event_loop_step")
-        body = _lazy("_bodies", "tool_body")
+        # the wrappers' modules import no framework (Strands is imported inside functions only), so
+        # they are handed over directly: no lazy hop on every call
+        from hookport.adapters.strands import _bodies, _models, _runs, _tools
+
+        step, body = _runs.event_loop_step, _bodies.tool_body
         return (
-            Target(_AGENT, "Agent.stream_async", _lazy("_runs", "run_entry"), _RUN, "astream"),
+            Target(_AGENT, "Agent.stream_async", _runs.run_entry, _RUN, "astream"),
+            Target(_AGENT, "Agent.invoke_async", _runs.invoke_entry, _RUN, "async"),
             Target(_AGENT, "event_loop_cycle", step, _STEP, "astream"),
             Target(_LOOP, "event_loop_cycle", step, _STEP, "astream"),
-            Target(_LOOP, "stream_messages", _lazy("_models", "model_request"), _MODEL, "astream"),
-            Target("strands.tools.executors._executor", "ToolExecutor._stream", _lazy("_tools", "tool_run"), _TOOL,
-                   "astream"),
+            Target(_LOOP, "stream_messages", _models.model_request, _MODEL, "astream"),
+            Target("strands.tools.executors._executor", "ToolExecutor._stream", _tools.tool_run, _TOOL, "astream"),
             *(Target(module, path, body, _TOOL, "astream") for module, path in _BODIES),
-            Target("strands.tools.registry", "ToolRegistry.register_tool", _lazy("_bodies", "register_tool"), _TOOL),
+            Target("strands.tools.registry", "ToolRegistry.register_tool", _bodies.register_tool, _TOOL),
         )
 
     def deactivate(self) -> None:

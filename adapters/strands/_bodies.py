@@ -25,10 +25,10 @@ import wrapt
 
 from hookport.adapters.strands._events import drained
 from hookport.adapters.strands._state import FRAMEWORK, agent_fields, agent_of
-from hookport.adapters.strands._tools import DECIDED_USE, SHAPE, ToolOutcome, hook_input, use_to_run
+from hookport.adapters.strands._tools import DECIDED_USE, SHAPE, ToolOutcome, decided_use, hooked_input
 from hookport.calls import atool_call
 from hookport.contexts import ToolCallHookContext
-from hookport.decisions import body_layer, body_must_decide, tool_hooks_active
+from hookport.decisions import body_layer, decided_outside, tool_hooks_active
 
 LAYER = body_layer(FRAMEWORK)
 
@@ -40,7 +40,7 @@ def tool_body(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[s
     tool_use = args[0] if args else kwargs.get("tool_use")
     given = tool_use.get("input") if isinstance(tool_use, dict) else None
     name = getattr(instance, "tool_name", None)
-    if not body_must_decide(name, LAYER, given if isinstance(given, dict) else None) \
+    if decided_outside(name, LAYER, given if isinstance(given, dict) else None) \
             or (isinstance(tool_use, dict) and DECIDED_USE.get() == (str(tool_use.get("toolUseId")), name, given)):
         return wrapped(*args, **kwargs)
     return _guarded(wrapped, str(name), tool_use, args, kwargs)
@@ -51,11 +51,11 @@ async def _guarded(wrapped: Any, name: str, tool_use: dict[str, Any], args: tupl
     state = args[1] if len(args) > 1 else kwargs.get("invocation_state")
     given = tool_use.get("input")
     call_id = str(tool_use.get("toolUseId"))
-    ctx = ToolCallHookContext(name, hook_input(given), tool_call_id=call_id,
+    ctx = ToolCallHookContext(name, hooked_input(given), tool_call_id=call_id,
                               framework=FRAMEWORK, **agent_fields(agent_of(state)))
 
     async def run(c: ToolCallHookContext) -> ToolOutcome:
-        use = use_to_run(tool_use, given, c.tool_input)
+        use = decided_use(tool_use, given, c.tool_input)
         token = DECIDED_USE.set((call_id, name, use.get("input")))
         try:
             events = wrapped(use, *args[1:], **kwargs) if args else wrapped(**{**kwargs, "tool_use": use})

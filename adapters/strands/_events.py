@@ -24,11 +24,12 @@ def event_class(name: str) -> Any:
 
 
 async def drained(events: Any) -> list[Any]:
-    """Every event of an async generator, closed afterwards whatever happens."""
+    """Every event of an async generator, closed whatever happens (a drained one is closed already)."""
     seen: list[Any] = []
     try:
         async for event in events:
             seen.append(event)
-    finally:
+    except BaseException:
         await events.aclose()
+        raise
     return seen

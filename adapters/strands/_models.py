@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from hookport.adapters._sync_wraps import call_sequence
+from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.strands._events import drained, event_class
 from hookport.adapters.strands._messages import MessageView, blocks_text, message_with_text
-from hookport.adapters.strands._state import FRAMEWORK, agent_fields, agent_of, next_model_call
+from hookport.adapters.strands._state import FRAMEWORK, agent_of, next_model_call
 from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active, tool_hooks_active
 from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
 from hookport.points import ExtensionPoint
@@ -35,16 +35,19 @@ _NO_USAGE = {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0}
 
 class ModelAnswer:
     """One request's stream: the events before the stop, and the stop event's
-    ``(stop_reason, message, usage, metrics)``."""
+    ``(stop_reason, message, usage, metrics)`` (`event`: the stop event itself, while unchanged)."""
 
-    __slots__ = ("events", "stop", "stop_type")
+    __slots__ = ("events", "stop", "stop_type", "event")
 
-    def __init__(self, events: list[Any], stop: tuple[Any, ...], stop_type: Any) -> None:
+    def __init__(self, events: list[Any], stop: tuple[Any, ...], stop_type: Any, event: Any = None) -> None:
         self.events = events
         self.stop = stop
         self.stop_type = stop_type
+        self.event = event
 
     def stop_event(self) -> Any:
+        if self.event is not None:
+            return self.event
         stop_reason, message, usage, metrics = self.stop
         return self.stop_type(stop_reason=stop_reason, message=message, usage=usage, metrics=metrics)
 
@@ -98,33 +101,45 @@ async def _marked(events: Any) -> AsyncIterator[Any]:
 _PARAMETERS = ("model", "system_prompt", "messages", "tool_specs")
 
 
+def _bound(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``(model, system_prompt, messages, tool_specs)`` and the other options of a request
+    (Strands passes the four positionally: that is the path taken on every request)."""
+    if len(args) == len(_PARAMETERS):
+        return args, kwargs
+    bound = dict(zip(_PARAMETERS, args))
+    bound.update({k: v for k, v in kwargs.items() if k in _PARAMETERS})
+    return tuple(bound.get(p) for p in _PARAMETERS), {k: v for k, v in kwargs.items() if k not in _PARAMETERS}
+
+
 async def _request(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any],
                    iterations: int) -> AsyncIterator[Any]:
-    bound = dict(zip(_PARAMETERS, args))
-    rest = {k: v for k, v in kwargs.items() if k not in _PARAMETERS}
-    bound.update({k: v for k, v in kwargs.items() if k in _PARAMETERS})
-    sent = list(bound.get("messages") or ())  # as sent: Strands appends the answer to its own list
-    lazy = LazyView(lambda: MessageView(sent, bound.get("system_prompt")))
-    model = bound.get("model")
+    request, options = _bound(args, kwargs)
+    model, system_prompt, messages, tool_specs = request
+    sent = list(messages or ())  # as sent: Strands appends the answer to its own list
+    lazy = LazyView(lambda: MessageView(sent, system_prompt))
+    agent = agent_of(options.get("invocation_state"))
     ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=model, framework=FRAMEWORK, iterations=iterations,
-                              **agent_fields(agent_of(kwargs.get("invocation_state"))))
+                              agent=agent, agent_role=getattr(agent, "name", None))
 
     async def send(c: LLMCallHookContext) -> ModelAnswer:
-        call = dict(bound)
-        options = dict(rest)
         view = lazy.view  # None: no hook read the messages, the request goes out as it came
-        if view is not None:
-            view.messages = c.messages  # the hooks' list, edited in place or replaced
-        if view is not None and view.changed():
-            call["messages"] = view.to_strands()
-            system = view.system_prompt()
-            if system != bound.get("system_prompt"):
-                call["system_prompt"] = system
-                if "system_prompt_content" in options:
-                    options["system_prompt_content"] = [{"text": system}] if system is not None else None
-        return await _drained(wrapped(*(call[p] for p in _PARAMETERS), **options))
+        if view is None:
+            return await _drained(wrapped(*request, **options))
+        view.messages = c.messages  # the hooks' list, edited in place or replaced
+        if not view.changed():
+            return await _drained(wrapped(*request, **options))
+        call_options = options
+        system = view.system_prompt()
+        if system != system_prompt:
+            call_options = dict(options)
+            if "system_prompt_content" in call_options:
+                call_options["system_prompt_content"] = [{"text": system}] if system is not None else None
+        return await _drained(wrapped(model, system, view.to_strands(), tool_specs, **call_options))
 
-    answer = await call_sequence(ExtensionPoint.WRAP_MODEL_CALL, model_call, amodel_call, ctx, send, SHAPE)
+    if sync_wraps(ExtensionPoint.WRAP_MODEL_CALL):
+        answer = await on_worker(model_call, ctx, send, SHAPE)
+    else:
+        answer = await amodel_call(ctx, send, SHAPE)
     for event in answer.events:
         yield event
     yield answer.stop_event()
@@ -135,4 +150,4 @@ async def _drained(events: Any) -> ModelAnswer:
     stop = seen.pop() if seen and "stop" in seen[-1] else None
     if stop is None:
         raise RuntimeError("the model stream ended without a stop event")
-    return ModelAnswer(seen, tuple(stop["stop"]), type(stop))
+    return ModelAnswer(seen, tuple(stop["stop"]), type(stop), stop)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import weakref
 from collections.abc import AsyncIterator
+from contextvars import ContextVar
 from time import perf_counter
 from typing import Any
 
@@ -47,15 +48,45 @@ def _turn_hooks() -> bool:
     return has_hooks(boundary.TURN_START) or has_hooks(boundary.TURN_END)
 
 
+_UNWRAPPED_BY: ContextVar[Any] = ContextVar("hookport_strands_unwrapped_by", default=None)
+"""The agent whose ``invoke_async`` is draining the ``stream_async`` it is about to start: that
+coroutine leaves a ``HookAborted`` as itself, so the stream needs no generator of ours around it."""
+
+
 def run_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``Agent.stream_async(prompt, ...)``: a turn of `instance`; the outermost one is the execution."""
     new_invocation(instance)
     if not registry._global and not registry._open_scopes:  # nothing registered: straight through
         return wrapped(*args, **kwargs)
+    drained_by_invoke = _UNWRAPPED_BY.get() is instance
+    if drained_by_invoke:
+        _UNWRAPPED_BY.set(None)  # for this stream only, not for a later one of the same agent inside it
     outer = current_execution() is None and boundary_hooks_active()
     if not outer and not _turn_hooks():
+        if drained_by_invoke:  # invoke_async unwraps an abort itself: one frame per run, not one per event
+            return wrapped(*args, **kwargs)
         return _unwrapping(wrapped(*args, **kwargs))
     return _run(wrapped, instance, args, kwargs, outer)
+
+
+def invoke_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``Agent.invoke_async(prompt, ...)`` (``agent(...)`` runs it too): it drains ``stream_async``,
+    and a hook's ``HookAborted`` leaves it as itself."""
+    if not registry._global and not registry._open_scopes:
+        return wrapped(*args, **kwargs)
+    return _invoking(wrapped, instance, args, kwargs)
+
+
+async def _invoking(wrapped: Any, agent: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    token = _UNWRAPPED_BY.set(agent)
+    try:
+        return await wrapped(*args, **kwargs)
+    except Exception as error:
+        if _unwrapped(error) is not error:
+            raise _unwrapped(error) from None
+        raise
+    finally:
+        _UNWRAPPED_BY.reset(token)
 
 
 async def _unwrapping(events: Any) -> AsyncIterator[Any]:

@@ -20,10 +20,10 @@ from collections.abc import AsyncIterator
 from contextvars import ContextVar
 from typing import Any
 
-from hookport.adapters._sync_wraps import call_sequence
+from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.strands._events import drained, event_class
 from hookport.adapters.strands._messages import result_text
-from hookport.adapters.strands._state import FRAMEWORK, agent_fields
+from hookport.adapters.strands._state import FRAMEWORK
 from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
 from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
@@ -78,15 +78,16 @@ very use (a user's ``AfterToolCallEvent.retry``) is the same call for the tool's
 _PARAMETERS = ("agent", "tool_use", "tool_results", "invocation_state")
 
 
-def hook_input(given: Any) -> dict[str, Any]:
-    """What ``ctx.tool_input`` starts as: a copy of the use's input, ``{}`` when it is not an object."""
+def hooked_input(given: Any) -> dict[str, Any]:
+    """The ``tool_input`` hooks see: a copy of the use's input, or ``{}`` when it is no dict
+    (missing, or a string an ``_AgentAsTool`` takes as its prompt)."""
     return dict(given) if isinstance(given, dict) else {}
 
 
-def use_to_run(tool_use: dict[str, Any], given: Any, tool_input: dict[str, Any]) -> dict[str, Any]:
-    """The tool use the tool gets: the caller's own unless a hook changed the input (a use whose
-    input is missing or a string reaches the tool as it was when no hook touched it)."""
-    return tool_use if tool_input == hook_input(given) else {**tool_use, "input": tool_input}
+def decided_use(tool_use: dict[str, Any], given: Any, decided: dict[str, Any]) -> dict[str, Any]:
+    """The use to run: the caller's own object when the hooks left its input as they got it (a
+    use with no ``input`` or a string one stays as it was), else a copy with the hooks' input."""
+    return tool_use if decided == hooked_input(given) else {**tool_use, "input": decided}
 
 
 def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -96,29 +97,38 @@ def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[st
     return _run(wrapped, args, kwargs)
 
 
-async def _run(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> AsyncIterator[Any]:
+def _bound(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...], dict[str, Any]]:
+    """``(agent, tool_use, tool_results, invocation_state)``, the arguments after them and the
+    options (Strands passes the four positionally: the path of every call)."""
+    if len(args) >= len(_PARAMETERS):  # then no option can name one of the four
+        return args[:len(_PARAMETERS)], args[len(_PARAMETERS):], kwargs
     bound = dict(zip(_PARAMETERS, args))
-    extra = args[len(_PARAMETERS):]
-    options = {k: v for k, v in kwargs.items() if k not in _PARAMETERS}
     bound.update({k: v for k, v in kwargs.items() if k in _PARAMETERS})
-    agent, tool_use, tool_results = bound["agent"], bound["tool_use"], bound["tool_results"]
+    options = {k: v for k, v in kwargs.items() if k not in _PARAMETERS}
+    return tuple(bound.get(p) for p in _PARAMETERS), args[len(_PARAMETERS):], options
+
+
+async def _run(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> AsyncIterator[Any]:
+    (agent, tool_use, tool_results, invocation_state), extra, options = _bound(args, kwargs)
     name = str(tool_use.get("name"))
     call_id = str(tool_use.get("toolUseId"))
     given = tool_use.get("input")
-    ctx = ToolCallHookContext(name, hook_input(given), _tool_of(agent, name),
-                              tool_call_id=call_id, framework=FRAMEWORK, **agent_fields(agent))
+    ctx = ToolCallHookContext(name, hooked_input(given), _tool_of(agent, name),
+                              tool_call_id=call_id, framework=FRAMEWORK, agent=agent,
+                              agent_role=getattr(agent, "name", None))
 
     async def run(c: ToolCallHookContext) -> ToolOutcome:
-        use = use_to_run(tool_use, given, c.tool_input)
-        ran: list[Any] = []
+        use = decided_use(tool_use, given, c.tool_input)
         token = DECIDED_USE.set((call_id, name, use.get("input")))
         try:
-            events = wrapped(bound["agent"], use, ran, bound["invocation_state"], *extra, **options)
-            return ToolOutcome(await drained(events), call_id)
+            return ToolOutcome(await drained(wrapped(agent, use, [], invocation_state, *extra, **options)), call_id)
         finally:
             DECIDED_USE.reset(token)
 
-    outcome = await call_sequence(ExtensionPoint.WRAP_TOOL_CALL, tool_call, atool_call, ctx, run, SHAPE)
+    if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
+        outcome = await on_worker(tool_call, ctx, run, SHAPE)
+    else:
+        outcome = await atool_call(ctx, run, SHAPE)
     for event in outcome.events:
         yield event
     result = outcome.result()

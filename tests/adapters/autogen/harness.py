@@ -6,7 +6,15 @@
 the adapter). The agent has the two counting tools as plain functions (AutoGen
 makes them ``FunctionTool``s on a ``StaticWorkbench``), the agent's own tool
 loop (``max_tool_iterations=10`` where the release has it, 0.6+) and
-``reflect_on_tool_use=True`` (0.5.7 runs one tool iteration, then reflects).
+``reflect_on_tool_use=True``.
+
+0.5.7's ``AssistantAgent`` has no tool loop: a turn is one model call, one round of
+tool calls and the reflection, which must be text ("Reflect on tool use produced no
+valid text response"). A script that asks for a tool round right after a tool round
+is run there the way AutoGen 0.5 documents for an agent in a loop: the agent
+(``reflect_on_tool_use=False``) alone in a ``RoundRobinGroupChat`` that ends on its
+first ``TextMessage`` (`runner`). The model sees the same requests in the same order;
+the run is the team's, so its boundaries and ``ctx.iterations`` span the agent's turns.
 
 Entries (AutoGen is async only): ``sync`` is ``asyncio.run(agent.run(task=...))``
 from plain code; ``async`` awaits ``agent.run`` inside a running loop with other
@@ -43,6 +51,21 @@ MODEL_INFO = ModelInfo(vision=False, function_calling=True, json_output=False, f
                        structured_output=False)
 HAS_TOOL_LOOP = "max_tool_iterations" in inspect.signature(AssistantAgent.__init__).parameters
 """0.6+: the agent loops over tool calls; 0.5.7 runs one round of tool calls, then reflects."""
+TOOL_LOOP: dict[str, Any] = {"max_tool_iterations": 10} if HAS_TOOL_LOOP else {}
+
+
+def needs_team_loop(script: list[Turn]) -> bool:
+    """Whether `script` asks for a tool round right after a tool round on a release without a tool loop."""
+    rounds = [bool(turn.tool_calls) for turn in script]
+    return not HAS_TOOL_LOOP and any(first and second for first, second in zip(rounds, rounds[1:]))
+
+
+def looped(agent: AssistantAgent) -> Any:
+    """0.5's loop for one agent: a single-agent team until the agent answers with text."""
+    from autogen_agentchat.conditions import TextMessageTermination
+    from autogen_agentchat.teams import RoundRobinGroupChat
+
+    return RoundRobinGroupChat([agent], termination_condition=TextMessageTermination(agent.name))
 
 
 def openai_dicts(messages: Any) -> list[dict[str, Any]]:
@@ -119,12 +142,22 @@ def counting_tools(tool_runs: list[tuple[str, dict[str, Any]]]) -> list[Any]:
             FunctionTool(purge_records, description="Delete every record of a table.")]
 
 
-def build_agent(name: str, client: Any, tool_runs: list[tuple[str, dict[str, Any]]], *,
-                stream: bool = False, **options: Any) -> AssistantAgent:
-    if HAS_TOOL_LOOP:
-        options.setdefault("max_tool_iterations", 10)
-    return AssistantAgent(name, model_client=client, tools=counting_tools(tool_runs), system_message=INSTRUCTIONS,
-                          reflect_on_tool_use=True, model_client_stream=stream, **options)
+def build_agent(name: str, client: Any, tool_runs: list[tuple[str, dict[str, Any]]], *, stream: bool = False,
+                tools: tuple[Any, ...] = (), reflect: bool = True, **options: Any) -> AssistantAgent:
+    return AssistantAgent(name, model_client=client, tools=[*counting_tools(tool_runs), *tools],
+                          system_message=INSTRUCTIONS, reflect_on_tool_use=reflect, model_client_stream=stream,
+                          **(TOOL_LOOP | options))
+
+
+def runner(name: str, script: list[Turn], requests: list[list[dict[str, Any]]],
+           tool_runs: list[tuple[str, dict[str, Any]]], *, client: Any = None, stream: bool = False,
+           tools: tuple[Any, ...] = (), reflect: bool = True) -> Any:
+    """What runs `script` as one agent run: the agent, or on 0.5.7 its single-agent team when the
+    script needs a tool loop (where a tool round and one answer make a turn, it reflects)."""
+    client = client if client is not None else ScriptedClient(number_tool_calls(list(script)), requests)
+    if needs_team_loop(script):
+        return looped(build_agent(name, client, tool_runs, stream=stream, tools=tools, reflect=False))
+    return build_agent(name, client, tool_runs, stream=stream, tools=tools, reflect=reflect or not HAS_TOOL_LOOP)
 
 
 def output_text(output: Any) -> str | None:
@@ -136,7 +169,7 @@ def output_text(output: Any) -> str | None:
     return None
 
 
-async def drain(agent: AssistantAgent, prompt: str) -> Any:
+async def drain(agent: Any, prompt: str) -> Any:
     final = None
     async for item in agent.run_stream(task=prompt):
         if type(item).__name__ == "TaskResult":
@@ -144,7 +177,7 @@ async def drain(agent: AssistantAgent, prompt: str) -> Any:
     return final
 
 
-def run_entry(worker: AssistantAgent, entry: Entry, prompt: str) -> tuple[Any, BaseException | None]:
+def run_entry(worker: Any, entry: Entry, prompt: str) -> tuple[Any, BaseException | None]:
     """Run `worker` through `entry`: (its output, None), or (None, what the entry point raised)."""
     try:
         return _entry(worker, entry, prompt), None
@@ -152,7 +185,7 @@ def run_entry(worker: AssistantAgent, entry: Entry, prompt: str) -> tuple[Any, B
         return None, caught
 
 
-def _entry(worker: AssistantAgent, entry: Entry, prompt: str) -> Any:
+def _entry(worker: Any, entry: Entry, prompt: str) -> Any:
     if entry == "sync":
         return asyncio.run(worker.run(task=prompt))
     if entry == "async":
@@ -178,16 +211,12 @@ class AutoGenHarness(Harness):
         self.tool_runs: list[tuple[str, dict[str, Any]]] | None = None
         self.server: Any = None
 
-    def _client(self, script: list[Turn], requests: list[list[dict[str, Any]]]) -> Any:
-        return ScriptedClient(number_tool_calls(list(script)), requests)
-
     def run(self, script: list[Turn], *, entry: Entry = "sync", agent: str = "alpha",
             prompt: str = "What is 2 + 3?") -> RunResult:
         requests: list[list[dict[str, Any]]] = []
         tool_runs: list[tuple[str, dict[str, Any]]] = []
         self.tool_runs = tool_runs
-        client = self._client(script, requests)
-        worker = build_agent(agent, client, tool_runs, stream=entry == "stream")
+        worker = runner(agent, script, requests, tool_runs, stream=entry == "stream")
         output, error = run_entry(worker, entry, prompt)
         return RunResult(output=output_text(output), error=error, model_inputs=requests, tool_runs=tool_runs)
 
@@ -216,19 +245,18 @@ class AutoGenHarness(Harness):
         requests: list[list[dict[str, Any]]] = []
         tool_runs: list[tuple[str, dict[str, Any]]] = []
         self.tool_runs = tool_runs
-        sub = build_agent("records", self._client([Turn.call("purge_records", **inner_args), Turn.final("sub done")],
-                                                  requests), tool_runs)
+        sub = runner("records", [Turn.call("purge_records", **inner_args), Turn.final("sub done")], requests, tool_runs)
 
         async def purge_records(table: str) -> str:
             """Delete every record of a table (through the records agent)."""
             tool_runs.append(("outer:purge_records", {"table": table}))
             return str(output_text(await sub.run(task=f"purge {inner_args}")))
 
-        client = self._client([Turn.call("purge_records", **outer_args), Turn.final("done")], requests)
-        options: dict[str, Any] = {"max_tool_iterations": 10} if HAS_TOOL_LOOP else {}
+        client = ScriptedClient(number_tool_calls([Turn.call("purge_records", **outer_args), Turn.final("done")]),
+                                requests)
         worker = AssistantAgent(agent, model_client=client, system_message=INSTRUCTIONS, reflect_on_tool_use=True,
                                 tools=[FunctionTool(purge_records, description="Delete every record of a table.")],
-                                **options)
+                                **TOOL_LOOP)
         output, error = run_entry(worker, "sync", "Purge the table.")
         return RunResult(output=output_text(output), error=error, model_inputs=requests, tool_runs=tool_runs)
 
@@ -267,7 +295,7 @@ class AutoGenHarness(Harness):
             server.script(script)
             client = OpenAIChatCompletionClient(model="gpt-4o-mini", base_url=server.base_url,
                                                 api_key="sk-offline-dummy", model_info=MODEL_INFO, max_retries=0)
-            worker = build_agent(agent, client, tool_runs, stream=entry == "stream")
+            worker = runner(agent, script, [], tool_runs, client=client, stream=entry == "stream")
             output, error = run_entry(worker, entry, prompt)
             requests = [request_messages(body) for body in server.requests]
         return RunResult(output=output_text(output), error=error, model_inputs=requests, tool_runs=tool_runs)

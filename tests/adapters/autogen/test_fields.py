@@ -17,29 +17,19 @@ from autogen_agentchat.teams import RoundRobinGroupChat  # noqa: E402
 
 from hookport import HookAborted, InterceptionPoint, on, unregister_hook  # noqa: E402
 from hookport.compat.crewai import before_tool_call  # noqa: E402
-from autogen_agentchat.agents import AssistantAgent  # noqa: E402
 
-from tests.adapters.autogen.harness import (  # noqa: E402
-    HAS_TOOL_LOOP,
-    INSTRUCTIONS,
-    ScriptedClient,
-    build_agent,
-    counting_tools,
-    drain,
-)
-from tests.conformance.harness import Turn, number_tool_calls  # noqa: E402
+from tests.adapters.autogen.harness import drain, runner  # noqa: E402
+from tests.conformance.harness import Turn  # noqa: E402
 
 P = InterceptionPoint
 
 
 def agent(name: str, script: list[Turn], requests: list[Any] | None = None, runs: list[Any] | None = None, *,
           reflect: bool = True, tools: tuple[Any, ...] = (), stream: bool = False) -> Any:
-    client = ScriptedClient(number_tool_calls(list(script)), requests if requests is not None else [])
-    if reflect and not tools:
-        return build_agent(name, client, runs if runs is not None else [], stream=stream)
-    return AssistantAgent(name, model_client=client, tools=[*counting_tools(runs if runs is not None else []), *tools],
-                          system_message=INSTRUCTIONS, reflect_on_tool_use=reflect, model_client_stream=stream,
-                          **({"max_tool_iterations": 10} if HAS_TOOL_LOOP else {}))
+    """The agent that runs `script` in one run (on 0.5.7 its single-agent team when the script needs a
+    tool loop: the harness's `runner`)."""
+    return runner(name, script, requests if requests is not None else [], runs if runs is not None else [],
+                  reflect=reflect, tools=tools, stream=stream)
 
 
 def three_calls() -> list[Turn]:

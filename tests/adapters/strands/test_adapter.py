@@ -223,6 +223,10 @@ def test_every_target_is_patched_and_uninstall_restores_them(strands_adapter: An
     for target in here:
         value = wrapt.resolve_path(sys.modules[target.module], target.path)[2]
         assert value is before[target.name], f"{target.name} was not restored"
+    # the second adapter's uninstall also unguarded the classes guarded at import or registration
+    # (one process-wide set): reinstall the session's adapter so later tests meet them guarded
+    strands_adapter.uninstall()
+    strands_adapter.install()
 
 
 def test_native_model_hooks_run_around_hookports_and_see_its_replacement(harness: Any) -> None:
@@ -254,3 +258,22 @@ def test_native_model_hooks_run_around_hookports_and_see_its_replacement(harness
     assert order == ["native before", "hookport pre", "hookport post", "native after: replaced"]
     assert str(result).strip() == "replaced"
     assert agent.messages[-1]["content"] == [{"text": "replaced"}]
+
+
+def test_an_abort_inside_the_event_loop_leaves_every_entry_as_itself(harness: Any) -> None:
+    """Strands wraps what a tool call raises in its ``EventLoopException``: ``invoke_async`` (and
+    ``agent(...)`` through it) unwraps the abort itself, a stream the caller drains is unwrapped per event."""
+    import pytest
+
+    from tests.adapters.strands.harness import run_agent
+
+    @on(P.POST_TOOL_CALL)
+    def stop(ctx: Any) -> None:
+        raise HookAborted("results are sealed", source="policy")
+
+    for entry in ("sync", "async", "stream"):
+        record = Record([Turn.call("add_numbers", a=2, b=3), Turn.final("5")])
+        with pytest.raises(HookAborted) as caught:
+            run_agent(make_agent(record, "alpha"), entry, "go")
+        assert type(caught.value) is HookAborted and caught.value.reason == "results are sealed", entry
+        assert record.tool_runs == [("add_numbers", {"a": 2, "b": 3})], entry
