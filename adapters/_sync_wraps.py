@@ -58,6 +58,27 @@ def sync_wraps(point: Point) -> bool:
     return any(not _is_async(hook) for hook in hooks_for(point))
 
 
+async def first_done(*futures: asyncio.Future[Any]) -> None:
+    """Wait until one of `futures` is done (``asyncio.wait(..., FIRST_COMPLETED)`` without looking
+    ``asyncio.wait`` up: an app or a test that replaces it, e.g. to wait for everything, must not
+    deadlock hookport's bridges). Cancelling the waiter leaves `futures` running, as asyncio.wait does."""
+    if any(future.done() for future in futures):
+        return
+    woken = asyncio.get_running_loop().create_future()
+
+    def wake(_: Any) -> None:
+        if not woken.done():
+            woken.set_result(None)
+
+    for future in futures:
+        future.add_done_callback(wake)
+    try:
+        await woken
+    finally:
+        for future in futures:
+            future.remove_done_callback(wake)
+
+
 async def on_worker(sequence: Callable[[Any, Callable[[Any], R], Any], R], ctx: Any,
                     call: Callable[[Any], Awaitable[R]], shape: Any) -> R:
     """``sequence(ctx, blocking_call, shape)`` on a worker thread; ``blocking_call(c)`` has this
@@ -70,7 +91,7 @@ async def on_worker(sequence: Callable[[Any, Callable[[Any], R], Any], R], ctx: 
         while True:
             waiting = asyncio.ensure_future(bridge.wake.wait())
             try:
-                await asyncio.wait((worker, waiting), return_when=asyncio.FIRST_COMPLETED)
+                await first_done(worker, waiting)
             finally:
                 waiting.cancel()
             request = bridge.next_request()

@@ -16,6 +16,10 @@ result replaces its entry in compat.json and compat-matrix.md is rendered again,
 interrupted run keeps everything it finished. Every outcome is recorded: passed, failed
 (with the failing scenarios), could not install (with the resolver's reason). Standard
 library only: it imports no hookport, so CI's gather job runs it on a bare Python.
+
+The `peer` envs (a framework's own tests without and with hookport, scripts/peer.py) are
+planned, run and merged the same way (``--only peer`` selects them); their rows are compat.json's
+``peer`` list and compat-matrix.md's "framework's own tests" section (scripts/peer_matrix.py).
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import peer_matrix
+from peer_matrix import PeerEnv, PeerResult, declared_peers, load_peers, peer_result
 from render_matrix import (
     DeclaredEnv,
     EnvResult,
@@ -106,7 +112,7 @@ def test_paths(command: str, root: Path = ROOT) -> list[Path]:
 
 
 def code_paths(
-    parser: configparser.ConfigParser, env: DeclaredEnv, packages: dict[str, str], root: Path = ROOT
+    parser: configparser.ConfigParser, env: DeclaredEnv | PeerEnv, packages: dict[str, str], root: Path = ROOT
 ) -> list[Path]:
     shared = (
         [root / p for p in ENGINE_PATHS]
@@ -117,11 +123,13 @@ def code_paths(
     if env.framework and env.framework in packages:
         module = packages[env.framework]
         own = [root / "adapters" / module, root / "adapters" / f"{module}.py"]
+    if isinstance(env, PeerEnv):
+        own += [root / p for p in peer_matrix.OWN_FILES]
     return shared + own + test_paths(env_setting(parser, env.name, "commands"), root)
 
 
 def code_digest(
-    parser: configparser.ConfigParser, env: DeclaredEnv, packages: dict[str, str], root: Path = ROOT
+    parser: configparser.ConfigParser, env: DeclaredEnv | PeerEnv, packages: dict[str, str], root: Path = ROOT
 ) -> str:
     return digest_files(code_paths(parser, env, packages, root), root)
 
@@ -141,7 +149,7 @@ class Planned:
     reason: str
 
 
-def why_run(previous: EnvResult | None, code: str, definition: str) -> str | None:
+def why_run(previous: EnvResult | PeerResult | None, code: str, definition: str) -> str | None:
     """Why an env needs a run, or None when its recorded result still describes it."""
     if previous is None or not previous.has_result:
         return "never ran"
@@ -154,17 +162,19 @@ def why_run(previous: EnvResult | None, code: str, definition: str) -> str | Non
     return None
 
 
-def matches(env: DeclaredEnv, only: Sequence[str]) -> bool:
-    """``--only crewai,core``: a framework, ``core`` for the engine envs, or an env's exact name."""
+def matches(env: DeclaredEnv | PeerEnv, only: Sequence[str]) -> bool:
+    """``--only crewai,core,peer``: a framework, ``core`` for the engine envs, ``peer`` for the peer
+    envs, or an env's exact name."""
     if not only:
         return True
     framework = env.framework or "core"
-    return any(word in (framework, env.name) for word in only)
+    kind = peer_matrix.LABEL if isinstance(env, PeerEnv) else None
+    return any(word in (framework, env.name, kind) for word in only)
 
 
 def plan(
-    declared: Sequence[DeclaredEnv],
-    previous: dict[str, EnvResult],
+    declared: Sequence[DeclaredEnv | PeerEnv],
+    previous: dict[str, EnvResult | PeerResult],
     digests: dict[str, tuple[str, str]],
     only: Sequence[str] = (),
     missing: bool = False,
@@ -210,19 +220,30 @@ class Matrix:
     def __post_init__(self) -> None:
         self.parser = read_tox_ini(self.tox_ini)
         self.declared = declared_envs(self.parser)
+        self.peers = declared_peers(self.parser)
         packages = adapter_packages(self.tox_ini.parent)
         self.digests = {
             env.name: (code_digest(self.parser, env, packages, self.tox_ini.parent), env_digest(self.parser, env.name))
-            for env in self.declared
+            for env in [*self.declared, *self.peers]
         }
 
-    def merge(self, names: Iterable[str], tox_result: Path | None = None) -> list[EnvResult]:
+    @property
+    def every_env(self) -> list[DeclaredEnv | PeerEnv]:
+        """The matrix envs, then the peer envs: what make matrix plans over."""
+        return [*self.declared, *self.peers]
+
+    def previous(self) -> dict[str, EnvResult | PeerResult]:
+        """Every recorded result, matrix and peer envs alike, by env name."""
+        return {**load_results(self.compat_json), **load_peers(self.compat_json)}
+
+    def merge(self, names: Iterable[str], tox_result: Path | None = None) -> list[EnvResult | PeerResult]:
         """Replace the entries of `names` in compat.json with what .tox/results holds for them; re-render."""
         wanted = set(names)
         previous = load_results(self.compat_json)
         runs = tox_outcomes(tox_result, self.results)
         cutoff = dependency_cutoff(self.parser)
-        merged, fresh = [], []
+        merged: list[EnvResult] = []
+        fresh: list[EnvResult | PeerResult] = []
         for env in self.declared:
             result = env_result(env, self.results, runs) if env.name in wanted else None
             if result is not None and result.has_result:
@@ -233,14 +254,30 @@ class Matrix:
                 result = previous.get(env.name) or env_result(env, self.results / "(none)", {})
                 result.labels, result.declared_python = env.labels, env.python
             merged.append(result)
-        write_files(merged, self.compat_json, self.markdown, self.tox_ini)
-        return fresh
+        peers = self.merge_peers(wanted, runs, cutoff)
+        write_files(merged, self.compat_json, self.markdown, self.tox_ini, peers)
+        return fresh + [p for p in peers if p.env in wanted and p.has_result]
+
+    def merge_peers(self, wanted: set[str], runs: dict[str, dict], cutoff: str | None) -> list[PeerResult]:
+        """The peer rows: those in `wanted` from .tox/results (when their run left something), the rest as recorded."""
+        previous = load_peers(self.compat_json)
+        rows = []
+        for env in self.peers:
+            row = peer_result(env, self.results, runs) if env.name in wanted else None
+            if row is not None and row.has_result:
+                row.code_digest, row.env_digest = self.digests[env.name]
+                row.dependency_cutoff = cutoff
+            else:
+                row = previous.get(env.name) or peer_result(env, self.results / "(none)", {})
+                row.labels = list(env.labels)
+            rows.append(row)
+        return rows
 
     def with_results(self) -> list[str]:
         """The envs .tox/results has a junit, record or tox result for (CI's gather job merges these)."""
         runs = tox_outcomes(None, self.results)
         found = {p.stem for p in self.results.glob("*.xml")} | {p.stem for p in self.results.glob("*.json")}
-        return [env.name for env in self.declared if env.name in found or env.name in runs]
+        return [env.name for env in self.every_env if env.name in found or env.name in runs]
 
 
 # -- newest releases --------------------------------------------------------------------------
@@ -308,9 +345,9 @@ def batches(items: Sequence[Planned], size: int) -> Iterator[list[str]]:
         yield [p.env for p in items[start : start + size]]
 
 
-def run(matrix: Matrix, planned: Sequence[Planned], jobs: int, tox: str) -> list[EnvResult]:
+def run(matrix: Matrix, planned: Sequence[Planned], jobs: int, tox: str) -> list[EnvResult | PeerResult]:
     matrix.results.mkdir(parents=True, exist_ok=True)
-    done: list[EnvResult] = []
+    done: list[EnvResult | PeerResult] = []
     for number, envs in enumerate(batches(planned, max(1, jobs)), 1):
         for env in envs:
             clear_results(matrix.results, env)
@@ -328,7 +365,9 @@ def run(matrix: Matrix, planned: Sequence[Planned], jobs: int, tox: str) -> list
     return done
 
 
-def outcome_text(result: EnvResult) -> str:
+def outcome_text(result: EnvResult | PeerResult) -> str:
+    if isinstance(result, PeerResult):
+        return peer_matrix.outcome_text(result)
     if result.clean:
         return f"passed ({result.totals.get('passed', 0)} tests)"
     if result.status == "ran":
@@ -372,10 +411,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for line in newer_releases(matrix.declared, skipped_lines(args.tox_ini)):
             say(line)
     only = [word.strip() for word in args.only.split(",") if word.strip()]
-    planned = plan(matrix.declared, load_results(args.json), matrix.digests, only, args.missing, args.all)
+    planned = plan(matrix.every_env, matrix.previous(), matrix.digests, only, args.missing, args.all)
     for item in planned:
         say(f"plan: {item.env}: {item.reason}")
-    say(f"{len(planned)} of {len(matrix.declared)} envs to run, {args.jobs} at a time")
+    say(f"{len(planned)} of {len(matrix.every_env)} envs to run, {args.jobs} at a time")
     if args.dry_run or not planned:
         return 0
     done = run(matrix, planned, args.jobs, args.tox)

@@ -13,6 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from peer_matrix import PeerResult
+from peer_matrix import markdown as peer_markdown
 from render_matrix import (
     ALWAYS_RECORDED,
     COMMAND,
@@ -282,7 +284,13 @@ def not_offered(name: str, envs: Sequence[EnvResult]) -> list[str]:
 # -- the page ---------------------------------------------------------------------------------
 
 
-def render_markdown(envs: Sequence[EnvResult], generated: str, cutoff: str | None, skipped: Sequence[str] = ()) -> str:
+def render_markdown(
+    envs: Sequence[EnvResult],
+    generated: str,
+    cutoff: str | None,
+    skipped: Sequence[str] = (),
+    peers: Sequence[PeerResult] = (),
+) -> str:
     lines = [
         "# hookport compatibility matrix",
         "",
@@ -298,6 +306,7 @@ def render_markdown(envs: Sequence[EnvResult], generated: str, cutoff: str | Non
         else "No dependency cutoff was set.",
         "",
         *summary(envs, skipped),
+        *peer_markdown(peers),
         "",
         "In the sections below each column is one tox env, pinned to that exact release; the versions "
         "shown were read inside the env while the tests ran. Cells count conformance scenarios: "

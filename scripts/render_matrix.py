@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from peer_matrix import load_peers, to_rows
+
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = "make matrix"
 NOT_OFFERED_PREFIX = "not offered by"
@@ -383,7 +385,9 @@ def keep_previous(envs: list[EnvResult], previous_json: Path) -> list[EnvResult]
     return kept
 
 
-def to_json(envs: Sequence[EnvResult], generated: str, cutoff: str | None) -> dict[str, Any]:
+def to_json(
+    envs: Sequence[EnvResult], generated: str, cutoff: str | None, peers: Sequence[Any] = ()
+) -> dict[str, Any]:
     def env_dict(env: EnvResult) -> dict[str, Any]:
         data = asdict(env)
         for key, group in env.groups.items():
@@ -397,6 +401,7 @@ def to_json(envs: Sequence[EnvResult], generated: str, cutoff: str | None) -> di
         "dependency_cutoff": cutoff,
         "groups": [{"id": g, "title": t} for g, t in GROUPS.items()],
         "envs": [env_dict(e) for e in envs],
+        **({"peer": to_rows(peers)} if peers else {}),
     }
 
 
@@ -416,15 +421,20 @@ def write_atomically(path: Path, text: str) -> None:
     os.replace(temporary, path)
 
 
-def write_files(envs: Sequence[EnvResult], json_path: Path, markdown_path: Path, tox_ini: Path) -> None:
-    """compat.json and compat-matrix.md from `envs`, in the matrix's order."""
+def write_files(
+    envs: Sequence[EnvResult], json_path: Path, markdown_path: Path, tox_ini: Path, peers: Sequence[Any] | None = None
+) -> None:
+    """compat.json and compat-matrix.md from `envs`, in the matrix's order; `peers` (scripts/peer_matrix.py)
+    are the peer envs' rows, kept from the existing compat.json when not given."""
     from matrix_markdown import render_markdown
 
     envs = sorted(envs, key=env_order)
+    if peers is None:
+        peers = list(load_peers(json_path).values())
     cutoff = dependency_cutoff(read_tox_ini(tox_ini))
     generated = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    write_atomically(json_path, json.dumps(to_json(envs, generated, cutoff), indent=2) + "\n")
-    write_atomically(markdown_path, render_markdown(envs, generated, cutoff, skipped_lines(tox_ini)))
+    write_atomically(json_path, json.dumps(to_json(envs, generated, cutoff, peers), indent=2) + "\n")
+    write_atomically(markdown_path, render_markdown(envs, generated, cutoff, skipped_lines(tox_ini), peers))
 
 
 def not_clean(envs: Iterable[EnvResult]) -> list[str]:

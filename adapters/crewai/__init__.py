@@ -41,8 +41,11 @@ def uses_native_dispatch(version: str | None) -> bool:
     return version is not None and release(version) >= NATIVE_DISPATCH_SINCE
 
 
+@functools.lru_cache(maxsize=None)
 def _package_dir() -> Path | None:
-    """crewai's directory, found without importing crewai."""
+    """crewai's directory, found without importing crewai (once per process, as `_source`: each
+    install asks it a few dozen times, and a fresh ``find_spec`` and ``Path`` each time churned
+    the import system's caches and the interned strings a lifecycle test measures)."""
     spec = importlib.util.find_spec("crewai")
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -99,6 +102,7 @@ REACT_TOOL_IMPORTERS = (
 """Modules that import the ReAct loop's tool call, ``execute_tool_and_check_finality``, by name."""
 
 
+@functools.lru_cache(maxsize=None)
 def _flow_module() -> str:
     """The Flow engine moved from ``crewai.flow.flow`` to ``crewai.flow.runtime`` in 1.15."""
     root = _package_dir()
@@ -118,6 +122,7 @@ PROVIDERS = (
 needs: without it crewai cannot import the provider, and the target is reported as skipped."""
 
 
+@functools.lru_cache(maxsize=None)
 def _module_file(module: str) -> str:
     """``crewai.flow.runtime`` -> ``flow/runtime/__init__.py`` (relative to crewai's directory)."""
     relative = module.split(".", 1)[1].replace(".", "/")

@@ -46,7 +46,7 @@ from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import has_hooks
 
-from hookport.adapters._sync_wraps import on_worker, sync_wraps
+from hookport.adapters._sync_wraps import first_done, on_worker, sync_wraps
 from hookport.adapters.openai_agents._messages import Conversation, output_text, replace_response_text, \
     with_output_text
 from hookport.adapters.openai_agents._state import FRAMEWORK, agent_name, check_latch, current_scope, record
@@ -274,7 +274,7 @@ async def _wrapped_stream(ctx: LLMCallHookContext, open_stream: Callable[[LLMCal
         while True:
             asking = asyncio.ensure_future(requests.get())
             try:
-                await asyncio.wait((task, asking), return_when=asyncio.FIRST_COMPLETED)
+                await first_done(task, asking)
             finally:
                 if not asking.done():
                     asking.cancel()
@@ -318,7 +318,7 @@ async def _wrapped_stream(ctx: LLMCallHookContext, open_stream: Callable[[LLMCal
             outcome.cancel()
         if not task.done():
             task.cancel()
-            await asyncio.wait((task,))
+            await first_done(task)
 
 
 async def _closed(stream: Any) -> None:

@@ -52,6 +52,13 @@ def test_compat_workflow_has_a_job_per_matrix_env() -> None:
     assert "create-pull-request" in text and "pull-requests: write" in text  # the weekly diff becomes a PR
 
 
+def test_compat_workflow_runs_the_peer_envs_too() -> None:
+    """The weekly run records the frameworks' own tests beside the matrix (scripts/matrix.py --merge takes both)."""
+    text = (ROOT / ".github" / "workflows" / "compat.yml").read_text(encoding="utf-8")
+    peer = [name for name, section in tox_envs().items() if "peer" in section.get("labels", "").split()]
+    assert "peer-openai-agents" in peer and all(f'{{env: "{name}",' in text for name in peer)
+
+
 def test_every_declared_version_has_an_env_or_a_recorded_reason() -> None:
     envs = tox_envs()
     skips = recorded_skips()

@@ -237,3 +237,88 @@ def test_a_newer_release_on_pypi_is_named_with_what_holds_it_back(checkout: Path
         "is 2.1.0, not in the matrix: declared, but released after the cutoff: beta==2.1.0;"
         in (matrix.newer_releases(m.declared, held, newest)[0])
     )
+
+
+# -- the peer envs -------------------------------------------------------------------------------
+
+PEER_ENV = """
+[testenv:peer-alpha]
+description = alpha's own tests, without and with hookport
+labels = peer
+deps =
+    alpha[extra]==1.0.0
+    pytest-asyncio
+commands = python scripts/peer.py alpha {posargs}
+"""
+
+
+@pytest.fixture
+def peer_checkout(checkout: Path) -> Path:
+    """The checkout plus one peer env and the files scripts/peer.py reads."""
+    (checkout / "tox.ini").write_text(TOX_INI + PEER_ENV, encoding="utf-8")
+    (checkout / "scripts" / "peer_plugin").mkdir(parents=True)
+    (checkout / "scripts" / "peer.py").write_text("# peer\n")
+    (checkout / "scripts" / "peer_plugin" / "hookport_peer_plugin.py").write_text("# plugin\n")
+    (checkout / "scripts" / "peer_by_design.toml").write_text("[alpha]\n")
+    return checkout
+
+
+def peers(root: Path) -> dict[str, dict]:
+    return {p["env"]: p for p in json.loads((root / "compat.json").read_text(encoding="utf-8"))["peer"]}
+
+
+def test_a_peer_env_is_run_and_its_counts_and_differing_ids_are_recorded(peer_checkout: Path) -> None:
+    done = run_script(peer_checkout, FAKE_TOX_FAIL="peer-alpha")
+    assert done.returncode == 1, done.stderr  # a test that differs is not clean
+    assert "peer-alpha" in calls(peer_checkout)
+    row = peers(peer_checkout)["peer-alpha"]
+    assert (row["status"], row["framework"], row["distribution"], row["version"]) == ("ran", "alpha", "alpha", "1.0.0")
+    assert row["tests"] == 1234 and row["left_out"] == ["tests/voice"] and row["flaky"] == ["tests/test_x.py::test_once"]
+    assert row["differing"] == {"tests/test_x.py::test_stream[a]": {"without": "passed", "with": "failed"}}
+    assert row["by_design"]["tests/test_x.py::test_design"]["reason"] == "asserts on internals"
+    assert row["code_digest"] and row["env_digest"] and row["dependency_cutoff"]
+    assert "peer-alpha" not in recorded(peer_checkout)  # not a column of the conformance matrix
+    assert "peer-alpha: DIFFERS: 1234 tests, 1 differ, 1 by design: tests/test_x.py::test_stream[a]" in done.stderr
+    page = (peer_checkout / "compat-matrix.md").read_text(encoding="utf-8")
+    assert "| alpha | 1.0.0 | 1,234 | ❌ 1 | 1 | 2026-12-02 |" in page
+    assert "- `peer-alpha` `tests/test_x.py::test_stream[a]`: passed without hookport, failed with it" in page
+
+
+def test_a_peer_env_is_stale_when_its_plugin_or_by_design_list_changes(peer_checkout: Path) -> None:
+    assert run_script(peer_checkout).returncode == 0
+    assert peers(peer_checkout)["peer-alpha"]["differing"] == {}
+    (peer_checkout / ".tox" / "results" / "calls.log").unlink()
+    assert run_script(peer_checkout).returncode == 0 and calls(peer_checkout) == []
+    (peer_checkout / "scripts" / "peer_by_design.toml").write_text('[alpha]\n"t" = "why"\n')
+    run_script(peer_checkout)
+    assert calls(peer_checkout) == ["peer-alpha"]
+    (peer_checkout / ".tox" / "results" / "calls.log").unlink()
+    (peer_checkout / "adapters" / "alpha" / "__init__.py").write_text("# alpha's adapter changed\n")
+    run_script(peer_checkout, "--only", "peer")
+    assert calls(peer_checkout) == ["peer-alpha"]  # --only peer: the peer envs alone
+
+
+def test_merge_gathers_a_peer_env_and_keeps_the_recorded_peer_rows(peer_checkout: Path) -> None:
+    results = peer_checkout / ".tox" / "results"
+    for env in ("peer-alpha", "beta-2.0.0"):
+        subprocess.run(
+            [str(peer_checkout / "fake-tox"), "run", "-e", env, "--result-json", str(results / f"tox-{env}.json")],
+            cwd=peer_checkout,
+            check=True,
+        )
+    assert run_script(peer_checkout, "--merge").returncode == 0
+    assert peers(peer_checkout)["peer-alpha"]["tests"] == 1234
+    for name in ("peer-alpha.json", "tox-peer-alpha.json"):
+        (results / name).unlink()
+    run_script(peer_checkout, "--merge")  # nothing new for peer-alpha: its row stands
+    assert peers(peer_checkout)["peer-alpha"]["tests"] == 1234
+    render = [sys.executable, str(ROOT / "scripts" / "render_matrix.py"), "--rerender", "--tox-ini", "tox.ini"]
+    subprocess.run(render + ["--json", "compat.json", "--markdown", "compat-matrix.md"], cwd=peer_checkout, check=True)
+    assert peers(peer_checkout)["peer-alpha"]["tests"] == 1234  # re-rendering keeps the peer rows too
+
+
+def test_a_peer_env_that_cannot_install_is_recorded_as_such(peer_checkout: Path) -> None:
+    run_script(peer_checkout, FAKE_TOX_UNINSTALLABLE="peer-alpha")
+    row = peers(peer_checkout)["peer-alpha"]
+    assert row["status"] == "install failed" and "install_deps" in row["detail"]
+    assert "| alpha | 1.0.0 | ⛔ install failed | — | — | — |" in (peer_checkout / "compat-matrix.md").read_text()

@@ -10,7 +10,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import matrix_markdown  # noqa: E402
+import peer_matrix  # noqa: E402
 import render_matrix  # noqa: E402
+from peer_matrix import PeerResult  # noqa: E402
 from render_matrix import EnvResult, GroupResult, Scenario  # noqa: E402
 
 
@@ -32,8 +34,8 @@ def summary_rows(text: str) -> dict[str, list[str]]:
     return {row.split("](")[0].removeprefix("| ["): [c.strip() for c in row.strip("|").split("|")[1:]] for row in rows}
 
 
-def page(envs: list[EnvResult], skipped: list[str] = ()) -> str:
-    return matrix_markdown.render_markdown(envs, "2026-12-02 00:00 UTC", "2026-11-27T00:00:00Z", skipped)
+def page(envs: list[EnvResult], skipped: list[str] = (), peers: list[PeerResult] = ()) -> str:
+    return matrix_markdown.render_markdown(envs, "2026-12-02 00:00 UTC", "2026-11-27T00:00:00Z", skipped, peers)
 
 
 def test_the_summary_comes_first_with_one_row_per_framework_and_one_column_per_python() -> None:
@@ -82,3 +84,31 @@ def test_compat_json_round_trips_every_field(tmp_path: Path) -> None:
     again = render_matrix.load_results(tmp_path / "compat.json")["alpha-1.0.0"]
     assert again == first
     assert render_matrix.to_json([again], "now", "2026-11-27") == data
+
+
+def test_the_frameworks_own_tests_follow_the_summary_with_each_differing_id() -> None:
+    ran = PeerResult("peer-alpha", "alpha", "ran", "alpha", "1.0.0", date="2026-12-02T01:00:00+00:00", tests=2319)
+    ran.by_design = {"t::design": {"without": "passed", "with": "failed", "reason": "internals"}}
+    differs = PeerResult("peer-beta", "beta", "ran", "beta", "2.0.0", tests=12)
+    differs.differing = {"t::stream[x]": {"without": "passed", "with": "error"}}
+    waiting = PeerResult("peer-gamma", "gamma", "not run", "gamma", "3.0.0")
+    text = page([env("alpha-1.0.0")], peers=[differs, waiting, ran])
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings == ["## Summary", "## The framework's own tests", "## alpha"]
+    section = text.split("## The framework's own tests", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert rows == [
+        "| alpha | 1.0.0 | 2,319 | ✅ 0 | 1 | 2026-12-02 |",
+        "| beta | 2.0.0 | 12 | ❌ 1 | 0 | — |",
+        "| gamma | 3.0.0 | ⏳ not run yet | — | — | — |",
+    ]
+    assert "- `peer-beta` `t::stream[x]`: passed without hookport, error with it" in section
+    assert "## The framework's own tests" not in page([env("alpha-1.0.0")])  # no peer env, no section
+
+
+def test_compat_json_keeps_the_peer_rows_apart_from_the_envs(tmp_path: Path) -> None:
+    row = PeerResult("peer-alpha", "alpha", "ran", "alpha", "1.0.0", tests=5, flaky=["t::once"])
+    data = render_matrix.to_json([env("alpha-1.0.0")], "now", None, [row])
+    assert [e["env"] for e in data["envs"]] == ["alpha-1.0.0"]
+    (tmp_path / "compat.json").write_text(json.dumps(data))
+    assert peer_matrix.load_peers(tmp_path / "compat.json") == {"peer-alpha": row}

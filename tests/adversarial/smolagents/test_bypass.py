@@ -305,12 +305,24 @@ def test_boss_tool_named_like_the_interns(deny: bool) -> None:
     assert runs() == (0 if deny else 1)
 
 
+def required_extras(managed: Any) -> dict[str, Any]:
+    """The managed agent's required inputs besides ``task``, each with an empty value of its type
+    (1.15's agents declare no inputs: the boss calls them with ``task`` alone)."""
+    empty = {"object": {}, "string": "", "array": []}
+    return {key: empty[schema["type"]] for key, schema in getattr(managed, "inputs", {}).items()
+            if key != "task" and not schema.get("nullable", False)}
+
+
 @pytest.mark.parametrize("deny", [False, True], ids=["twin", "deny"])
 def test_managed_agent_calls(deny: bool) -> None:
-    """A managed agent (the boss calls it as a tool of its own): the intern's tool calls are hooked."""
+    """A managed agent (the boss calls it as a tool of its own): the intern's tool calls are hooked.
+
+    The boss's call follows the schema the boss gave the intern: smolagents 1.20 makes
+    ``additional_args`` required (1.15 has no such input, 1.26 marks it nullable), and a call
+    without it stops at the argument check before the intern runs."""
     intern = calling_agent([make_archive()], "intern", description="Archives notes.")
     boss = calling_agent([], "boss", managed_agents=[intern])
-    SERVER.script(as_final_answer_calls([Turn.call("intern", task="archive the note"),
+    SERVER.script(as_final_answer_calls([Turn.call("intern", task="archive the note", **required_extras(intern)),
                                          Turn.call("archive_note", note="n"),
                                          Turn.final("intern done"), Turn.final("boss done")]))
     with scoped_hooks():
