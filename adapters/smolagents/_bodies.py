@@ -65,20 +65,6 @@ def new_tool(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[st
 class _Body(wrapt.FunctionWrapper):  # type: ignore[misc]
     """hookport's wrapper on one tool class's ``forward`` (a type, so it is never wrapped twice)."""
 
-    def __init__(self, wrapped: Any, wrapper: Any) -> None:
-        super().__init__(wrapped, wrapper)
-        _keep_source(wrapped)
-
-
-def _keep_source(forward: Any) -> None:
-    """``@tool`` makes ``forward`` a staticmethod of a function carrying its ``__source__``, which
-    smolagents' ``instance_to_source`` (a tool's ``to_dict``, ``save``, the remote executors) reads as
-    ``get_source(forward.__wrapped__)``: with hookport's wrapper there, ``__wrapped__`` is the staticmethod,
-    so the source is put on it too (else inspect unwraps to the user's decorated function)."""
-    source = getattr(getattr(forward, "__func__", None), "__source__", None)
-    if isinstance(forward, staticmethod) and source is not None and "__source__" not in vars(forward):
-        forward.__source__ = source
-
 
 class _Guarded:
     """A ``staticmethod`` or ``classmethod`` ``forward`` (every ``@tool``'s is static), guarded: still
