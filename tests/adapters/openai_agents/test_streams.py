@@ -4,6 +4,7 @@ streamed run's consumer receives nor when (issue 29, "Installing hookport change
 from __future__ import annotations
 
 import asyncio
+from importlib import metadata
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -151,6 +152,11 @@ class FalsyError(RuntimeError):
         return False
 
 
+SDK_RAISES_A_FALSY_ERROR = tuple(int(p) for p in metadata.version("openai-agents").split(".")[:2]) >= (0, 21)
+"""openai-agents 0.19 ends a stream whose model raised an exception that is falsy without raising it
+(checked without hookport on 0.19.4; 0.21.1 raises it): hookport must do what the SDK does."""
+
+
 @WRAPS
 def test_a_falsy_model_error_surfaces_as_itself(wrap: Any) -> None:
     """Before: an error whose ``__bool__`` is False came back as a None answer and
@@ -166,6 +172,9 @@ def test_a_falsy_model_error_surfaces_as_itself(wrap: Any) -> None:
         async for _event in result.stream_events():
             pass
 
+    if not SDK_RAISES_A_FALSY_ERROR:  # what the SDK itself does, with or without hookport
+        asyncio.run(asyncio.wait_for(main(), 10))
+        return
     with pytest.raises(FalsyError, match="the provider said no"):
         asyncio.run(asyncio.wait_for(main(), 10))
 
