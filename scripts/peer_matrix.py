@@ -133,13 +133,19 @@ def peer_result(declared: PeerEnv, results: Path, tox_runs: dict[str, dict[str, 
     return result
 
 
+def compat_rows(compat_json: Path, key: str) -> list[dict[str, Any]]:
+    """compat.json's list under `key` (``envs``, ``peer``), rows naming their env; empty when there is
+    no file (or it does not parse)."""
+    try:
+        rows = json.loads(compat_json.read_text(encoding="utf-8")).get(key, [])
+    except (OSError, ValueError):
+        return []
+    return [row for row in rows if row.get("env")]
+
+
 def load_peers(compat_json: Path) -> dict[str, PeerResult]:
     """compat.json's ``peer`` list by env name; empty when there is none."""
-    try:
-        rows = json.loads(compat_json.read_text(encoding="utf-8")).get("peer", [])
-    except (OSError, ValueError):
-        return {}
-    return {row["env"]: PeerResult.from_dict(row) for row in rows if row.get("env")}
+    return {row["env"]: PeerResult.from_dict(row) for row in compat_rows(compat_json, "peer")}
 
 
 def to_rows(peers: Iterable[PeerResult]) -> list[dict[str, Any]]:

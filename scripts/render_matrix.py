@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from peer_matrix import load_peers, to_rows
+from peer_matrix import compat_rows, load_peers, to_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = "make matrix"
@@ -365,11 +365,7 @@ def env_order(env: EnvResult) -> tuple[Any, ...]:
 
 def load_results(compat_json: Path) -> dict[str, EnvResult]:
     """The envs of an existing compat.json by name; empty when there is none (or it does not parse)."""
-    try:
-        envs = json.loads(compat_json.read_text(encoding="utf-8")).get("envs", [])
-    except (OSError, ValueError):
-        return {}
-    return {e["env"]: EnvResult.from_dict(e) for e in envs if e.get("env")}
+    return {e["env"]: EnvResult.from_dict(e) for e in compat_rows(compat_json, "envs")}
 
 
 def keep_previous(envs: list[EnvResult], previous_json: Path) -> list[EnvResult]:
