@@ -17,6 +17,15 @@ from hookport.counters import LocalCounters, counter_store, use_counter_store
 from hookport.outcomes import report
 
 
+def in_threads(work, count: int) -> None:
+    """Run `work` in `count` threads at once and wait for them all."""
+    threads = [threading.Thread(target=work) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
 def test_an_execution_has_a_fresh_run_id_unless_named():
     with hookport.execution("app") as first:
         seen = hookport.current_run_id()
@@ -32,11 +41,7 @@ def test_an_execution_has_a_fresh_run_id_unless_named():
 
 def test_fresh_run_ids_are_unique_across_threads_and_a_forked_child():
     ids: list[str] = []
-    threads = [threading.Thread(target=lambda: ids.extend(runs.new_run_id() for _ in range(2000))) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    in_threads(lambda: ids.extend(runs.new_run_id() for _ in range(2000)), 4)
     assert len(set(ids)) == 8000 and all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
     if sys.platform == "win32":
         return
@@ -122,11 +127,7 @@ def test_local_counters_count_per_run_atomically_and_forget():
         for _ in range(1000):
             store.add("r", "tool:send_email")
 
-    threads = [threading.Thread(target=bump) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    in_threads(bump, 4)
     assert store.get("r", "tool:send_email") == 4000
     assert store.get("other", "tool:send_email") == 0
     store.forget("r")
