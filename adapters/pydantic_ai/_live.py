@@ -30,6 +30,7 @@ from typing import Any
 from pydantic_ai.messages import ModelResponse
 from pydantic_ai.models import StreamedResponse
 
+from hookport.adapters._sync_wraps import first_done
 from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call
 from hookport.contexts import LLMCallHookContext
 
@@ -68,7 +69,7 @@ class _Chain:
         """The chain's next ``call_next``, or None once it returned (or raised)."""
         asking = asyncio.ensure_future(self.requests.get())
         try:
-            await asyncio.wait((self.task, asking), return_when=asyncio.FIRST_COMPLETED)
+            await first_done(self.task, asking)
         finally:
             if not asking.done():
                 asking.cancel()
@@ -85,7 +86,7 @@ class _Chain:
     async def stop(self) -> None:
         if not self.task.done():
             self.task.cancel()
-            await asyncio.wait((self.task,))
+            await first_done(self.task)
 
 
 @asynccontextmanager
