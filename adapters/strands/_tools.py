@@ -28,6 +28,7 @@ from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
 from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
+from hookport.registry import has_hooks
 
 
 class ToolOutcome:
@@ -87,7 +88,8 @@ def hooked_input(given: Any) -> dict[str, Any]:
 def decided_use(tool_use: dict[str, Any], given: Any, decided: dict[str, Any]) -> dict[str, Any]:
     """The use to run: the caller's own object when the hooks left its input as they got it (a
     use with no ``input`` or a string one stays as it was), else a copy with the hooks' input."""
-    return tool_use if decided == hooked_input(given) else {**tool_use, "input": decided}
+    unchanged = decided == (given if isinstance(given, dict) else {})  # == hooked_input(given), without its copy
+    return tool_use if unchanged else {**tool_use, "input": decided}
 
 
 def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -125,7 +127,7 @@ async def _run(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> A
         finally:
             DECIDED_USE.reset(token)
 
-    if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
+    if has_hooks(ExtensionPoint.WRAP_TOOL_CALL) and sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
         outcome = await on_worker(tool_call, ctx, run, SHAPE)
     else:
         outcome = await atool_call(ctx, run, SHAPE)
