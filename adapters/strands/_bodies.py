@@ -23,6 +23,7 @@ from typing import Any
 
 import wrapt
 
+from hookport import registry
 from hookport.adapters.strands._events import drained
 from hookport.adapters.strands._state import FRAMEWORK, agent_fields, agent_of
 from hookport.adapters.strands._tools import DECIDED_USE, SHAPE, ToolOutcome, decided_use, hooked_input
@@ -35,8 +36,8 @@ LAYER = body_layer(FRAMEWORK)
 
 def tool_body(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``AgentTool.stream(tool_use, invocation_state, ...)``: dispatch unless a call site decided this call."""
-    if not tool_hooks_active():
-        return wrapped(*args, **kwargs)
+    if not registry._global and not registry._open_scopes or not tool_hooks_active():
+        return wrapped(*args, **kwargs)  # the first test: nothing registered at all, no call
     tool_use = args[0] if args else kwargs.get("tool_use")
     given = tool_use.get("input") if isinstance(tool_use, dict) else None
     name = getattr(instance, "tool_name", None)

@@ -29,6 +29,7 @@ from hookport.adapters.strands._state import FRAMEWORK, agent_of, next_model_cal
 from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active, tool_hooks_active
 from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
 from hookport.points import ExtensionPoint
+from hookport import registry
 from hookport.registry import has_hooks
 
 _NO_USAGE = {"inputTokens": 0, "outputTokens": 0, "totalTokens": 0}
@@ -78,7 +79,9 @@ SHAPE = StrandsAnswerShape()
 def model_request(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``stream_messages(...)``: one model request, hooked when a model hook would run."""
     agent = agent_of(kwargs.get("invocation_state"))
-    iterations = next_model_call(agent)
+    iterations = next_model_call(agent)  # counted whatever is registered: a hook added mid-run sees the right count
+    if not registry._global and not registry._open_scopes:  # nothing registered: no call to ask
+        return wrapped(*args, **kwargs)
     if not model_hooks_active():
         if tool_hooks_active():  # the openai adapter underneath leaves the answer's tool calls to us
             return _marked(wrapped(*args, **kwargs))

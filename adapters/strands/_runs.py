@@ -247,8 +247,8 @@ _cycles: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
 def event_loop_step(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``event_loop_cycle(agent=..., invocation_state=..., ...)``: one step."""
-    if not (has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP)):
-        return wrapped(*args, **kwargs)
+    if not registry._global and not registry._open_scopes or not (has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP)):
+        return wrapped(*args, **kwargs)  # the first test: nothing registered at all, no call
     agent = kwargs.get("agent", args[0] if args else None)
     return _step(wrapped(*args, **kwargs), agent)
 

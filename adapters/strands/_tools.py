@@ -28,6 +28,7 @@ from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
 from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
+from hookport import registry
 from hookport.registry import has_hooks
 
 
@@ -94,8 +95,8 @@ def decided_use(tool_use: dict[str, Any], given: Any, decided: dict[str, Any]) -
 
 def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``ToolExecutor._stream(...)``: one tool call, hooked when a tool hook would run."""
-    if not tool_hooks_active():
-        return wrapped(*args, **kwargs)
+    if not registry._global and not registry._open_scopes or not tool_hooks_active():
+        return wrapped(*args, **kwargs)  # the first test: nothing registered at all, no call
     return _run(wrapped, args, kwargs)
 
 
@@ -139,5 +140,5 @@ async def _run(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> A
 
 
 def _tool_of(agent: Any, name: str) -> Any:
-    registry = getattr(getattr(agent, "tool_registry", None), "registry", None)
-    return registry.get(name) if isinstance(registry, dict) else None
+    tools = getattr(getattr(agent, "tool_registry", None), "registry", None)
+    return tools.get(name) if isinstance(tools, dict) else None
