@@ -1,6 +1,7 @@
 """What an adapter adds per run, counted in CPU instructions: a figure a busy machine does not move.
 
     python benchmarks/instructions.py --only strands [--runs 40] [--configs unpatched,installed,pre+post]
+    python benchmarks/instructions.py --only strands --source /path/to/other/checkout   # before/after
 
 Time ratios (`benchmarks/adapters.py`) move by several percent when other work shares the cores;
 instruction counts do not. For each configuration of `benchmarks/adapters.py` this runs one
@@ -9,6 +10,10 @@ framework benchmark twice under valgrind's cachegrind (no cache simulation), onc
 two totals, divided by ``--runs``, is the instructions of one steady-state run, with the
 interpreter's start-up, the imports and the warm-up cancelled out. Ratios are to ``unpatched``.
 ``PYTHONHASHSEED=0`` keeps dict and set layouts the same from process to process.
+
+``--source`` measures the hookport of another checkout of this repository (the same framework env,
+its editable install pointed there for the child process only), so a change is counted before and
+after in the same environment.
 
 Needs ``valgrind`` on PATH (Debian: ``apt-get install valgrind``). One configuration of a 5 ms
 run takes a minute or two: valgrind runs Python about 50 times slower.
@@ -31,8 +36,22 @@ CONFIGS = ("unpatched", "installed", "pre+post")
 _TOTAL = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 
-def _child(adapter: str, config: str, runs: int, warm_up: int) -> None:
+def _point_editable_install_at(source: str) -> None:
+    """Make this process import hookport from `source` (another checkout) instead of the checkout
+    the env's editable install names: its finder's package map is rewritten in place."""
+    for name, module in list(sys.modules.items()):
+        mapping = getattr(module, "MAPPING", None) if name.startswith("__editable___hookport") else None
+        if isinstance(mapping, dict):
+            for package, folder in mapping.items():
+                mapping[package] = str(Path(source) / Path(folder).name)
+            return
+    raise RuntimeError("--source needs an env with hookport installed in editable mode (tox's envs are)")
+
+
+def _child(adapter: str, config: str, runs: int, warm_up: int, source: str) -> None:
     """Inside valgrind: warm up, then do `runs` runs of the framework benchmark in `config`."""
+    if source:
+        _point_editable_install_at(source)
     sys.path.insert(0, str(ROOT))
     import importlib
 
@@ -46,12 +65,12 @@ def _child(adapter: str, config: str, runs: int, warm_up: int) -> None:
                 run()
 
 
-def count(adapter: str, config: str, runs: int, warm_up: int) -> int:
+def count(adapter: str, config: str, runs: int, warm_up: int, source: str = "") -> int:
     """Instructions of `runs` runs (valgrind's total, start-up included)."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "cachegrind.out"
         command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
-                   sys.executable, __file__, "--child", adapter, config, str(runs), str(warm_up)]
+                   sys.executable, __file__, "--child", adapter, config, str(runs), str(warm_up), source]
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
         match = _TOTAL.search(done.stderr)
@@ -60,27 +79,28 @@ def count(adapter: str, config: str, runs: int, warm_up: int) -> int:
         return int(match.group(1).replace(",", ""))
 
 
-def per_run(adapter: str, config: str, runs: int, warm_up: int) -> float:
+def per_run(adapter: str, config: str, runs: int, warm_up: int, source: str = "") -> float:
     """Instructions of one steady-state run: the difference of `2 * runs` and `runs` runs."""
-    return (count(adapter, config, 2 * runs, warm_up) - count(adapter, config, runs, warm_up)) / runs
+    return (count(adapter, config, 2 * runs, warm_up, source) - count(adapter, config, runs, warm_up, source)) / runs
 
 
 def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:
-        _, adapter, config, runs, warm_up = argv
-        _child(adapter, config, int(runs), int(warm_up))
+        _, adapter, config, runs, warm_up, source = argv
+        _child(adapter, config, int(runs), int(warm_up), source)
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", required=True, help="one adapter (module name in benchmarks/frameworks)")
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--warm-up", type=int, default=20)
     parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--source", default="", help="measure the hookport of this checkout instead")
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         parser.error("valgrind is not on PATH (Debian: apt-get install valgrind)")
     adapter = args.only.replace("-", "_")
-    counts = {c: per_run(adapter, c, args.runs, args.warm_up) for c in args.configs.split(",")}
+    counts = {c: per_run(adapter, c, args.runs, args.warm_up, args.source) for c in args.configs.split(",")}
     base = counts.get("unpatched")
     print(f"| adapter | configuration | instructions per run | ratio to unpatched |\n|---|---|---|---|")
     for config, value in counts.items():
