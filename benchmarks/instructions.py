@@ -21,6 +21,7 @@ Needs ``valgrind`` (with ``callgrind_control``) on PATH (Debian: ``apt-get insta
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -108,6 +109,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--warm-up", type=int, default=20)
     parser.add_argument("--configs", default=",".join(CONFIGS))
     parser.add_argument("--source", default="", help="measure the hookport of this checkout instead")
+    parser.add_argument("--json", help="also write the counts to this file")
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         parser.error("valgrind and callgrind_control are not on PATH (Debian: apt-get install valgrind)")
@@ -118,6 +120,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     for config, value in counts.items():
         ratio = f"{value / base:.4f}x" if base else "n/a"
         print(f"| {adapter.replace('_', '-')} | {config} | {value / 1e6:.3f} M | {ratio} |")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"adapter": adapter.replace("_", "-"), "runs": args.runs,
+                                               "source": args.source or None, "instructions": counts}, indent=2))
     return 0
 
 
