@@ -28,6 +28,8 @@ from smolagents.monitoring import AgentLogger, LogLevel
 from smolagents.remote_executors import RemotePythonExecutor
 from smolagents.utils import AgentError
 
+from tests.adapters.smolagents.tools import text_tool
+
 _CHILD = r"""
 import ast, contextlib, importlib.util, io, json, sys, types
 namespace = {"__name__": "__main__"}
@@ -113,13 +115,9 @@ class ProcessExecutor(RemotePythonExecutor):
             self._child.wait(timeout=10)
 
 
+@text_tool("archive_note", "Archive a note.", note="the note")
 class RemoteArchiveTool(Tool):
     """A tool smolagents can send: its source is self-contained (it runs in the remote process)."""
-
-    name = "archive_note"
-    description = "Archive a note."
-    inputs = {"note": {"type": "string", "description": "the note"}}
-    output_type = "string"
 
     def forward(self, note: str) -> str:
         import os
