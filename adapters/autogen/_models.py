@@ -121,25 +121,7 @@ def _begin() -> tuple[TurnState | None, int]:
     return state, state.next_call()
 
 
-def _create(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> Any:
-    """The awaitable ``create`` hands back: with model hooks and nothing else to do around the
-    request (no held error, no step, no wrap hook), `amodel_call`'s coroutine itself, awaiting
-    the client's own (no coroutine of ours in between); else `_create_around`."""
-    state = current_turn.get()
-    if state is not None and (state.error is not None or step_due(state)) or not model_hooks_active() \
-            or has_hooks(WRAP):
-        return _create_around(client, messages, args, kwargs)
-    ctx, lazy = _context(client, messages, kwargs, state, False, state.next_call() if state is not None else 0)
-
-    def send(c: LLMCallHookContext) -> Any:  # awaited by `amodel_call` inside its MODEL_LAYER hold
-        return client.create(messages if lazy.view is None else _messages_for(messages, lazy, c), *args, **kwargs)
-
-    return amodel_call(ctx, send, RESULT)
-
-
-async def _create_around(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> Any:
-    """A request with work of ours around it: the turn's held error raised, a step opened, the
-    request counted, its result kept as the step's output."""
+async def _create(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> Any:
     state, iterations = _begin()
     if step_due(state):
         await open_step(state, messages)

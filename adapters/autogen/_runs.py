@@ -25,21 +25,16 @@ from hookport import registry
 from hookport.answers import register_answer_type
 from hookport.boundary import AGENT_TURN, TURN_END, TURN_START, Execution, apost_step, apre_step, entered, \
     open_execution
-from hookport.points import InterceptionPoint
-from hookport.registry import any_hooks, has_hooks
+from hookport.registry import has_hooks
 
-from hookport.adapters.autogen._state import (FRAMEWORK, ModelCalls, RunScope, TurnState, counting_in,
-                                              current_turn, in_scope, inside, note_abort, surfaced)
+from hookport.adapters.autogen._state import (FRAMEWORK, ModelCalls, RunScope, TurnState, counting_in, in_scope,
+                                              inside, note_abort, surfaced)
 from hookport.errors import HookAborted
 from hookport.adapters.autogen._runtime import carrying
 from hookport.adapters.autogen._steps import close_step
 
 Args = tuple[Any, ...]
 Kwargs = dict[str, Any]
-_BEGIN = (InterceptionPoint.EXECUTION_START, InterceptionPoint.INPUT)
-_SUCCEED = (InterceptionPoint.OUTPUT, InterceptionPoint.EXECUTION_END)
-"""Points whose async hooks `Execution.abegin` / `asucceed` await: without one, the sync methods
-do the same work (set the current run, mark it started / ended) without a coroutine."""
 
 
 def _fields(owner: Any) -> dict[str, Any]:
@@ -119,10 +114,9 @@ async def _run(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
     scope = RunScope()
     try:
         with in_scope(scope), counting_in({}):
-            task = kwargs.get("task")  # no boundary hook: the sync begin / succeed, no coroutine each
-            kwargs["task"] = await run.abegin(task) if any_hooks(_BEGIN) else run.begin(task)
+            kwargs["task"] = await run.abegin(kwargs.get("task"))
             result = await wrapped(*args, **kwargs)
-            return await run.asucceed(result) if any_hooks(_SUCCEED) else run.succeed(result)
+            return await run.asucceed(result)
     except BaseException as error:
         kept = surfaced(scope, error)
         await run.afail(kept)
@@ -223,8 +217,7 @@ async def _turn(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Asyn
                     args, kwargs = ((given, *args[1:]), kwargs) if args else (args, {**kwargs, "messages": given})
             inner = wrapped(*args, **kwargs)
         while True:
-            token = current_turn.set(state)  # `with turn:` inline: this runs for every item of the turn
-            try:
+            with turn:
                 try:
                     item = await inner.__anext__()
                 except StopAsyncIteration:
@@ -237,11 +230,6 @@ async def _turn(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Asyn
                     if has_hooks(TURN_END):
                         item = await apost_step(FRAMEWORK, AGENT_TURN, state.name, item, started=started,
                                                 point=TURN_END, agent=instance, agent_role=state.name)
-            finally:
-                try:
-                    current_turn.reset(token)
-                except ValueError:  # a generator moved between tasks (as `holding` does)
-                    current_turn.set(None)
             yield item
     except HookAborted as error:
         note_abort(error)  # a team's runtime would hand the run a RuntimeError with its text

@@ -89,13 +89,6 @@ def _unedited(arguments: dict[str, Any], raw: Any) -> dict[str, Any]:
     return dict(arguments)
 
 
-async def _edited_run(wrapped: Any, kwargs: Kwargs, call: Any, arguments: dict[str, Any]) -> Any:
-    """The call with a hook's edited arguments, answered as the model's own ``FunctionCall``."""
-    edited = dataclasses.replace(call, arguments=json.dumps(arguments, default=str))
-    found, result = await wrapped(**{**kwargs, "tool_call": edited})
-    return call, result
-
-
 async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
     call = kwargs["tool_call"]
     state = current_turn.get()
@@ -106,14 +99,15 @@ async def _hooked(wrapped: Any, kwargs: Kwargs) -> Any:
     original = _unedited(arguments, call.arguments)
     shape = _ExecutionShape(call)
 
-    def run(c: ToolCallHookContext) -> Any:
+    async def run(c: ToolCallHookContext) -> Any:
         # each run (a wrap hook may make several) is a decision the tool's body claims, opened by
         # `atool_call` / `tool_call` around it (on a worker, `on_worker` brings it to this task);
-        # behind a workbench's ``tool_overrides`` rename the body knows another name and dispatches it too.
-        # Unedited, AutoGen's own coroutine is what the engine awaits: no frame of ours per resume
+        # behind a workbench's ``tool_overrides`` rename the body knows another name and dispatches it too
         if c.tool_input == original:
-            return wrapped(**kwargs)
-        return _edited_run(wrapped, kwargs, call, c.tool_input)
+            return await wrapped(**kwargs)
+        edited = dataclasses.replace(call, arguments=json.dumps(c.tool_input, default=str))
+        found, result = await wrapped(**{**kwargs, "tool_call": edited})
+        return call, result
 
     try:
         if has_hooks(ExtensionPoint.WRAP_TOOL_CALL) and sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
