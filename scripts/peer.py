@@ -141,6 +141,12 @@ def fetch_repository(suite: Suite, version: str, into: Path) -> Path:
 
 def run_pytest(source: Path, suite: Suite, mode: str, framework: str, report: Path, ids: list[str] | None = None) -> None:
     """One pytest run of `suite` (or of exactly the tests `ids` names) in `mode`, into the junit `report`."""
+    start_pytest(source, suite, mode, framework, report, ids).wait()
+
+
+def start_pytest(source: Path, suite: Suite, mode: str, framework: str, report: Path,
+                 ids: list[str] | None = None) -> subprocess.Popen[bytes]:
+    """`run_pytest`, started: the running process."""
     env = {**os.environ, **dict(suite.env),
            "PYTHONPATH": os.pathsep.join([str(PLUGIN_DIR), os.environ.get("PYTHONPATH", "")])}
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors",
@@ -158,7 +164,7 @@ def run_pytest(source: Path, suite: Suite, mode: str, framework: str, report: Pa
     else:
         args += list(suite.paths)
     report.unlink(missing_ok=True)  # never read an earlier run's report as this one's
-    subprocess.run(args, cwd=source, env=env, check=False, stdout=subprocess.DEVNULL if ids else None)
+    return subprocess.Popen(args, cwd=source, env=env, stdout=subprocess.DEVNULL if ids else None)
 
 
 def run_alone(source: Path, suite: Suite, mode: str, framework: str, reports: Path, test_id: str) -> str:
@@ -236,6 +242,9 @@ def main() -> int:
     parser.add_argument("--reuse-base", action="store_true",
                         help="keep the last whole run without hookport (its junit file) when there is one: it does not "
                              "depend on hookport's code, only on the pinned release")
+    parser.add_argument("--side-by-side", action="store_true",
+                        help="run the two whole runs at once (each its own pytest process and junit file): about half "
+                             "the wall time on a machine with a core to spare; the run-again-alone step stays one at a time")
     options = parser.parse_args()
     suite = SUITES[options.framework]
     if options.only:
@@ -250,14 +259,18 @@ def main() -> int:
     reports.mkdir(parents=True, exist_ok=True)
 
     runs = {}
+    started: dict[str, subprocess.Popen[bytes]] = {}
     for mode in ("base", "hooked"):
         if mode == "base" and options.reuse_base and not options.only and _has_node_ids(reports / "base.xml"):
             print(f"peer: {options.framework} {version}, the last base run kept (--reuse-base)", flush=True)
             runs[mode] = outcomes(reports / "base.xml")
             continue
         print(f"peer: {options.framework} {version}, {mode} run", flush=True)
-        (reports / f"{mode}.xml").unlink(missing_ok=True)
-        run_pytest(source, suite, mode, options.framework, reports / f"{mode}.xml")
+        started[mode] = start_pytest(source, suite, mode, options.framework, reports / f"{mode}.xml")
+        if not options.side_by_side:
+            started[mode].wait()
+    for mode, process in started.items():
+        process.wait()
         runs[mode] = outcomes(reports / f"{mode}.xml")
         if not runs[mode]:
             print(f"peer: the {mode} run reported no test (pytest itself failed): nothing to compare")
