@@ -12,7 +12,7 @@ import contextvars
 import sys
 import threading
 import time
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -234,6 +234,19 @@ class LateFailure(BaseException):
     """A tool's own fatal error, raised while it winds down after a cancel."""
 
 
+async def fail_when_cancelled(cancelled: asyncio.Event, ticks: int, error: BaseException) -> NoReturn:
+    """A tool's endless wait that, once cancelled, takes `ticks` loop steps to wind down and then
+    fails with `error` (the Agents SDK's late fatal sibling; tests/adapters/openai_agents uses it too)."""
+    try:
+        await asyncio.Future()
+    except asyncio.CancelledError as cancel:
+        cancelled.set()
+        for _ in range(ticks):
+            await asyncio.sleep(0)
+        raise error from cancel
+    raise AssertionError("unreachable")
+
+
 @pytest.mark.parametrize("ticks", [1, 20])
 @pytest.mark.parametrize("hook", ["none", "plain def"])
 def test_a_failure_the_call_raises_after_a_cancel_ends_the_task_at_once(hook: str, ticks: int) -> None:
@@ -254,14 +267,7 @@ def test_a_failure_the_call_raises_after_a_cancel_ends_the_task_at_once(hook: st
     cancelled = asyncio.Event()
 
     async def tool(ctx: ToolCallHookContext) -> str:
-        try:
-            await asyncio.Future()
-        except asyncio.CancelledError as error:
-            cancelled.set()
-            for _ in range(ticks):
-                await asyncio.sleep(0)
-            raise LateFailure(f"late-{ticks}") from error
-        return "unreachable"
+        await fail_when_cancelled(cancelled, ticks, LateFailure(f"late-{ticks}"))
 
     async def main() -> None:
         task = asyncio.ensure_future(hooked(tool))

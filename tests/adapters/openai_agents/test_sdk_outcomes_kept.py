@@ -26,6 +26,7 @@ from agents.tool_context import ToolContext
 from hookport import ExtensionPoint, HookAborted, InterceptionPoint, register_hook
 from tests.adapters.openai_agents.harness import ScriptedModel
 from tests.conformance.harness import ToolCall, Turn
+from tests.core.test_sync_wraps_bridge import fail_when_cancelled
 
 pytestmark = pytest.mark.usefixtures("openai_agents_adapter")
 HOOKED = pytest.mark.parametrize("hooked", [False, True], ids=["no-hook", "plain-wrap-hook"])
@@ -87,15 +88,8 @@ def test_a_cancelled_siblings_late_fatal_error_wins(monkeypatch: pytest.MonkeyPa
 
         async def fails_late() -> str:
             runs.append("fails_late")
-            try:
-                ready.set()
-                await asyncio.Future()
-            except asyncio.CancelledError as error:
-                cancelled.set()
-                for _ in range(ticks):
-                    await asyncio.sleep(0)
-                raise ToolAborted(f"late-{ticks}") from error
-            return "unreachable"
+            ready.set()
+            await fail_when_cancelled(cancelled, ticks, ToolAborted(f"late-{ticks}"))
 
         tools = [function_tool(fails_first, failure_error_function=None),
                  function_tool(fails_late, failure_error_function=None)]
