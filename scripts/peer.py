@@ -243,8 +243,8 @@ def main() -> int:
                         help="keep the last whole run without hookport (its junit file) when there is one: it does not "
                              "depend on hookport's code, only on the pinned release")
     parser.add_argument("--side-by-side", action="store_true",
-                        help="run the two whole runs at once (each its own pytest process and junit file): about half "
-                             "the wall time on a machine with a core to spare; the run-again-alone step stays one at a time")
+                        help="run the two whole runs at once (each its own pytest process and junit file): about "
+                             "half the wall time with a core to spare; the run-again-alone step stays one at a time")
     options = parser.parse_args()
     suite = SUITES[options.framework]
     if options.only:
