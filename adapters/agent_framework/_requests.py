@@ -34,11 +34,37 @@ _WRAP_MODEL = ExtensionPoint.WRAP_MODEL_CALL
 _MODEL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, _WRAP_MODEL)
 
 
+_ANSWER_TYPES: tuple[type, type] | None = None
+"""``(ChatResponse, Message)``, once a hooked request has answered (hookport imports no framework at install)."""
+
+
+def _answer_types() -> tuple[type, type]:
+    global _ANSWER_TYPES
+    from agent_framework import ChatResponse, Message
+
+    _ANSWER_TYPES = (ChatResponse, Message)
+    return _ANSWER_TYPES
+
+
 class ChatShape(ResponseShape[Any]):
     def text(self, result: Any) -> str | None:
-        """`response_text`, inlined: it runs on every hooked request."""
+        """`response_text`, inlined: it runs on every hooked request. The usual answer, a
+        ``ChatResponse`` of one ``Message`` of one content, is read the way its ``text`` property
+        reads it (1.0 to 1.23: the text contents joined, stripped) without that property's two
+        generators; any other answer through the property."""
         if result is None or isinstance(result, str):
             return result
+        response_type, message_type = _ANSWER_TYPES or _answer_types()
+        if type(result) is response_type:
+            messages = result.messages
+            if type(messages) is list and len(messages) == 1 and type(messages[0]) is message_type:
+                contents = messages[0].contents
+                if type(contents) is list and len(contents) == 1:
+                    content = contents[0]
+                    if content.type != "text":
+                        return ""
+                    if type(content.text) is str:
+                        return content.text.strip()
         text = getattr(result, "text", None)
         return text if isinstance(text, str) else None
 
@@ -101,23 +127,25 @@ def get_response(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
 
 
 class _Request:
-    """One hooked request: its context, its messages as sent and their view (made when a hook
-    first reads them), and how to send it: the engine's `send` and the context's `build` are
-    this object's bound methods (no closures, no list of views per request)."""
+    """One hooked request: its messages as sent and their view (made when a hook first reads
+    them), and how to send it: the engine's `send` and the context's `build` are this object's
+    bound methods (no closures, no list of views per request)."""
 
-    __slots__ = ("wrapped", "messages", "rest", "kwargs", "sent", "view", "ctx")
+    __slots__ = ("wrapped", "messages", "rest", "kwargs", "sent", "view")
 
-    def __init__(self, wrapped: Any, client: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any],
-                 run: RunState | None, iterations: int) -> None:
+    def __init__(self, wrapped: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         self.wrapped = wrapped
         self.messages = messages
         self.rest = rest
         self.kwargs = kwargs
         self.sent = list(messages or ())  # as sent, should a hook first read them after the call
         self.view: MessageView | None = None
-        self.ctx = LazyMessagesContext(self.build, keep_copy=False, llm=client, agent=run.agent if run else None,
-                                       agent_role=run.name if run else None, framework=FRAMEWORK,
-                                       iterations=iterations)
+
+    def context(self, client: Any, run: RunState | None, iterations: int) -> LazyMessagesContext:
+        """The request's context. This object does not keep it: the context holds `build`, so a
+        reference back would be a cycle left to the garbage collector on every request."""
+        return LazyMessagesContext(self.build, keep_copy=False, llm=client, agent=run.agent if run else None,
+                                   agent_role=run.name if run else None, framework=FRAMEWORK, iterations=iterations)
 
     def build(self) -> list[dict[str, Any]]:
         self.view = view = MessageView(self.sent)
@@ -140,8 +168,8 @@ async def _request(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, ..
         await next_step(run, messages)  # its hooks may have registered or removed model hooks
         if not model_hooks_active():
             return await wrapped(messages, *rest, **kwargs)
-    request = _Request(wrapped, client, messages, rest, kwargs, run, iterations)
-    return await amodel_call(request.ctx, request.send, CHAT_SHAPE)
+    request = _Request(wrapped, messages, rest, kwargs)
+    return await amodel_call(request.context(client, run, iterations), request.send, CHAT_SHAPE)
 
 
 async def _streamed(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any],
@@ -152,8 +180,8 @@ async def _streamed(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, .
         await next_step(run, messages)
     if not model_hooks_active():
         return await _stream_of(wrapped(messages, *rest, **kwargs))
-    request = _Request(wrapped, client, messages, rest, kwargs, run, iterations)
-    ctx = request.ctx
+    request = _Request(wrapped, messages, rest, kwargs)
+    ctx = request.context(client, run, iterations)
     await adispatch(P.PRE_MODEL_CALL, ctx)
     started = perf_counter()
     stream = await _stream_of(wrapped(request.outgoing(ctx), *rest, **kwargs))

@@ -86,27 +86,30 @@ STREAM_SHAPE = _StreamShape()
 
 
 class _Call:
-    """One request: its messages as sent, their view (made when a hook first reads them), the
-    context, and which exceptions came from the model itself.
+    """One request: its messages as sent, their view (made when a hook first reads them), and
+    which exceptions came from the model itself.
 
     Built only when a model hook is registered; the shared fields are passed as they are (no
     ``fields()`` dict), and the call is its own lazy view and sender (bound methods, no closures
     or `LazyView` per request), so a no-op pair costs the context and the chain, little else."""
 
-    __slots__ = ("wrapped", "args", "kwargs", "sent", "view", "ctx", "native")
+    __slots__ = ("wrapped", "args", "kwargs", "sent", "view", "native")
 
-    def __init__(self, wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any], streamed: bool,
-                 iterations: int, run: RunState | None) -> None:
+    def __init__(self, wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         self.wrapped = wrapped
         self.args = args
         self.kwargs = kwargs
         self.sent = list(kwargs.get("messages") or ())  # as sent: Agno appends the answer to its own list
         self.view: Conversation | None = None
-        self.ctx = LazyMessagesContext(self.build, keep_copy=False, llm=instance, framework=FRAMEWORK,
-                                       iterations=iterations, metadata={"model": instance, "stream": streamed},
-                                       agent=run.agent if run is not None else None,
-                                       agent_role=run.name if run is not None else None)
         self.native: BaseException | None = None
+
+    def context(self, instance: Any, streamed: bool, iterations: int, run: RunState | None) -> LazyMessagesContext:
+        """The request's context. This object does not keep it: the context holds `build`, so a
+        reference back would be a cycle left to the garbage collector on every request."""
+        return LazyMessagesContext(self.build, keep_copy=False, llm=instance, framework=FRAMEWORK,
+                                   iterations=iterations, metadata={"model": instance, "stream": streamed},
+                                   agent=run.agent if run is not None else None,
+                                   agent_role=run.name if run is not None else None)
 
     def build(self) -> list[dict[str, Any]]:
         """The hooks' dicts, when a hook first reads ``ctx.messages``."""
@@ -222,8 +225,8 @@ def invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str,
             return wrapped(*args, **kwargs)
         with MODEL_LAYER.hold():  # the SDK adapter underneath leaves this run's tool calls to us
             return wrapped(*args, **kwargs)
-    call = _Call(wrapped, instance, args, kwargs, False, iterations, run)
-    ctx = call.ctx
+    call = _Call(wrapped, args, kwargs)
+    ctx = call.context(instance, False, iterations, run)
     try:
         result = model_call(ctx, call.send, SHAPE)
     except BaseException as error:
@@ -248,12 +251,13 @@ async def _ainvoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: d
             return await wrapped(*args, **kwargs)
         with MODEL_LAYER.hold():
             return await wrapped(*args, **kwargs)
-    call = _Call(wrapped, instance, args, kwargs, False, iterations, run)
+    call = _Call(wrapped, args, kwargs)
+    ctx = call.context(instance, False, iterations, run)
     try:
-        result = await amodel_call(call.ctx, call.asend, SHAPE)
+        result = await amodel_call(ctx, call.asend, SHAPE)
     except BaseException as error:
         raise call.failed(error) from None
-    _answered(run, call.ctx.response)
+    _answered(run, ctx.response)
     return result
 
 
@@ -273,16 +277,16 @@ def _stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str
     if not model_hooks_active():
         yield from _held(wrapped(*args, **kwargs), tool_hooks_active())
         return
-    call = _Call(wrapped, instance, args, kwargs, True, iterations, run)
+    call = _Call(wrapped, args, kwargs)
+    ctx = call.context(instance, True, iterations, run)
     if _buffered():
         try:
-            chunks = model_call(call.ctx, call.drain, STREAM_SHAPE)
+            chunks = model_call(ctx, call.drain, STREAM_SHAPE)
         except BaseException as error:
             raise call.failed(error) from None
-        _answered(run, call.ctx.response)
+        _answered(run, ctx.response)
         yield from chunks
         return
-    ctx = call.ctx
     try:
         dispatch(P.PRE_MODEL_CALL, ctx)
     except Exception as error:
@@ -336,17 +340,17 @@ async def _astream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: d
         async for chunk in _aheld(wrapped(*args, **kwargs), tool_hooks_active()):
             yield chunk
         return
-    call = _Call(wrapped, instance, args, kwargs, True, iterations, run)
+    call = _Call(wrapped, args, kwargs)
+    ctx = call.context(instance, True, iterations, run)
     if _buffered():
         try:
-            chunks = await amodel_call(call.ctx, call.adrain, STREAM_SHAPE)
+            chunks = await amodel_call(ctx, call.adrain, STREAM_SHAPE)
         except BaseException as error:
             raise call.failed(error) from None
-        _answered(run, call.ctx.response)
+        _answered(run, ctx.response)
         for chunk in chunks:
             yield chunk
         return
-    ctx = call.ctx
     try:
         await adispatch(P.PRE_MODEL_CALL, ctx)
     except Exception as error:
