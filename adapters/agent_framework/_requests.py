@@ -123,7 +123,10 @@ def get_response(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
 
         return ResponseStream.from_awaitable(_streamed(wrapped, instance, messages, rest, kwargs, run, iterations,
                                                        steps))
-    return _request(wrapped, instance, messages, rest, kwargs, run, iterations, steps)
+    if steps:
+        return _request(wrapped, instance, messages, rest, kwargs, run, iterations)
+    request = _Request(wrapped, messages, rest, kwargs)  # the engine's coroutine itself: no coroutine around it
+    return amodel_call(request.context(instance, run, iterations), request.send, CHAT_SHAPE)
 
 
 class _Request:
@@ -163,8 +166,9 @@ class _Request:
 
 
 async def _request(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any],
-                   run: RunState | None, iterations: int, steps: bool) -> Any:
-    if steps and run is not None:
+                   run: RunState | None, iterations: int) -> Any:
+    """A request that opens a step first (step hooks are registered)."""
+    if run is not None:
         await next_step(run, messages)  # its hooks may have registered or removed model hooks
         if not model_hooks_active():
             return await wrapped(messages, *rest, **kwargs)
