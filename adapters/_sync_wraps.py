@@ -19,7 +19,10 @@ were in the way:
 - context variables the call sets stay set for the code after it;
 - the call runs in the context the hooks prepared (the worker's variables: the
   tool-call decision, scoped hooks), set in the caller's task for the call;
-- any exception comes back as itself (a falsy one included).
+- any exception comes back as itself (a falsy one included); one the call raises
+  while the caller is being cancelled ends the caller at once (`_serve`);
+- whatever the call returns reaches the hooks, and the caller, untouched (an
+  awaitable included: the wrap chain awaits only the hooks' own awaitables).
 
 The loop keeps serving while a hook waits. The workers are hookport's own
 threads, not the loop's default executor: each waits for a call that may itself
@@ -98,11 +101,12 @@ async def on_worker(sequence: Callable[[Any, Callable[[Any], R], Any], R], ctx: 
             if request is not None:
                 await _serve(request, call)
             elif worker.done():
-                return worker.result()
-    except asyncio.CancelledError as error:
-        bridge.cancel(error)
+                break
+    except BaseException as error:  # cancelled, or the real call failed after a cancel: see `_serve`
+        bridge.cancel(error if isinstance(error, asyncio.CancelledError) else asyncio.CancelledError())
         worker.add_done_callback(_collected)
         raise
+    return worker.result()
 
 
 class _Request:
@@ -180,18 +184,30 @@ def _collected(future: asyncio.Future[Any]) -> None:
 
 
 async def _serve(request: _Request, call: Callable[[Any], Awaitable[Any]]) -> None:
-    """Await `call(request.ctx)` in this task, with the worker's context variables in force."""
+    """Await `call(request.ctx)` in this task, with the worker's context variables in force.
+
+    A call that raises while this task is being cancelled (a cancelled tool failing as it winds
+    down) ends the task with that error at once, as it would without the bridge: a framework
+    that waits for its cancelled tasks only while they progress on the loop (the Agents SDK's
+    sibling drain) would not wait for the worker, and would lose the error."""
     restore = _enter(request.context)
+    cancels = _cancel_requests()
     try:
         result = await call(request.ctx)
     except BaseException as error:
         request.settle(error=error)
-        if isinstance(error, asyncio.CancelledError):
+        if isinstance(error, asyncio.CancelledError) or _cancel_requests() > cancels:
             raise
         return
     finally:
         _leave(restore)
     request.settle(result)
+
+
+def _cancel_requests() -> int:
+    """How many cancels this task has pending (``Task.cancelling``, Python 3.11+; 0 before)."""
+    cancelling = getattr(asyncio.current_task(), "cancelling", None)
+    return int(cancelling()) if cancelling is not None else 0
 
 
 def _enter(context: contextvars.Context) -> list[tuple[contextvars.ContextVar[Any], Any, contextvars.Token[Any]]]:

@@ -102,11 +102,14 @@ def model_call(ctx: LLMCallHookContext, send: Callable[[LLMCallHookContext], R],
         return send(ctx)
     dispatch(P.PRE_MODEL_CALL, ctx)
     started = perf_counter()
-    with MODEL_LAYER.hold():
+    mark = MODEL_LAYER.mark()
+    try:
         if has_hooks(ExtensionPoint.WRAP_MODEL_CALL):
             result = shape.coerce(run_wrapped(ExtensionPoint.WRAP_MODEL_CALL, ctx, _noting(send, shape)), ctx)
         else:
             result = send(ctx)
+    finally:
+        MODEL_LAYER.unmark(mark)
     _answered(ctx, result, shape, started)
     dispatch(P.POST_MODEL_CALL, ctx)
     return _after_model(ctx, result, shape)
@@ -120,11 +123,14 @@ async def amodel_call(
         return await send(ctx)
     await adispatch(P.PRE_MODEL_CALL, ctx)
     started = perf_counter()
-    with MODEL_LAYER.hold():
+    mark = MODEL_LAYER.mark()
+    try:
         if has_hooks(ExtensionPoint.WRAP_MODEL_CALL):
             result = shape.coerce(await arun_wrapped(ExtensionPoint.WRAP_MODEL_CALL, ctx, _anoting(send, shape)), ctx)
         else:
             result = await send(ctx)
+    finally:
+        MODEL_LAYER.unmark(mark)
     _answered(ctx, result, shape, started)
     await adispatch(P.POST_MODEL_CALL, ctx)
     return _after_model(ctx, result, shape)

@@ -88,7 +88,7 @@ class HookEntry:
         timeout = self.effective_timeout()
         if timeout is None and not self.is_async:  # the common case: call it, no name, no thread
             result = self.fn(ctx, *rest)
-            if result is None or not inspect.isawaitable(result):
+            if result is None or not inspect.isawaitable(result) or _passed_on(result, rest):
                 return result
             return run_coroutine(_awaited(result), None, source_name(self.__hookport_original__) or "hook")
         name = source_name(self.__hookport_original__) or "hook"
@@ -98,7 +98,7 @@ class HookEntry:
             result = self.fn(ctx, *rest)
         else:
             result = run_in_thread(lambda: self.fn(ctx, *rest), timeout, name)
-        if inspect.isawaitable(result):  # a sync callable that handed back a coroutine
+        if inspect.isawaitable(result) and not _passed_on(result, rest):  # a sync callable that handed back a coroutine
             return run_coroutine(_awaited(result), timeout, name)
         return result
 
@@ -118,6 +118,13 @@ class HookEntry:
 
 async def _awaited(awaitable: Any) -> Any:
     return await awaitable
+
+
+def _passed_on(result: Any, rest: tuple[Any, ...]) -> bool:
+    """True when a sync wrap hook hands back what its ``call_next`` returned: the framework's own
+    result, which passes on untouched whatever its type (an awaitable a tool returned stays un-awaited)."""
+    attempts = getattr(rest[0], "attempts", None) if rest else None
+    return attempts is not None and result is attempts.result
 
 
 async def _with_timeout(awaitable: Any, timeout: Optional[float], name: str) -> Any:

@@ -7,7 +7,11 @@ fall back), and returns the result. Wrap hooks nest in registration order
 PRE and POST run once per logical call whatever the wrap hooks do.
 
 ``call_next`` returns what the framework's call returned; a hook may return
-that, or a string, which the adapter turns into the framework's answer.
+that, or a string, which the adapter turns into the framework's answer. What
+``call_next`` returned is passed on untouched, whatever its type: a tool whose
+result is itself an awaitable (a sync function handing back a coroutine) keeps
+it, un-awaited, as without hookport. Only an awaitable of the hook's own (an
+``async`` body, or ``call_next``'s awaitable on an async call site) is awaited.
 ``call_next.asynchronous`` is True on async call sites, where ``call_next``
 returns an awaitable (dialect hooks that serve both kinds of call site read it).
 An error raised by the real call passes through unchanged; a wrap hook's own
@@ -71,10 +75,11 @@ def run_wrapped(point: Point, ctx: Any, call: Callable[[Any], R], hooks: Optiona
             return attempts.result
 
         call_next.asynchronous = False  # type: ignore[attr-defined]  # lets dual-mode hooks (dialects) choose
+        call_next.attempts = attempts  # type: ignore[attr-defined]  # HookEntry.call_sync passes its result on as it is
         token = hooks_off.set(QUIET)
         try:
             result = hook.call_sync(current, call_next) if type(hook) is HookEntry else hook(current, call_next)
-            if result is not None and hasattr(result, "__await__"):
+            if result is not None and result is not attempts.result and hasattr(result, "__await__"):
                 from hookport._loop_thread import run_coroutine
 
                 result = run_coroutine(_awaited(result), None, source_name(original_of(hook)) or "hook")
@@ -132,7 +137,7 @@ async def arun_wrapped(
         token = hooks_off.set(QUIET)
         try:
             result = await hook.call_async(current, call_next) if type(hook) is HookEntry else hook(current, call_next)
-            while result is not None and hasattr(result, "__await__"):
+            while result is not None and result is not attempts.result and hasattr(result, "__await__"):
                 result = await result
         except HookAborted as aborted:
             if aborted.source is None and aborted is not attempts.downstream_error:

@@ -9,7 +9,8 @@ a folder of ``<owner>+<name>/repo`` git directories, else a shallow clone). Its 
 twice with pytest: once as they are,
 once with the adapter installed and a no-op hook on every point (a pass-through
 ``call_next`` on the wrap points; `scripts/peer_plugin/hookport_peer_plugin.py`). Every
-test id whose outcome differs is run again alone in both modes; what still differs is
+test id (its pytest node id, recorded by `scripts/peer_plugin/hookport_peer_ids.py`) whose
+outcome differs is run again alone in both modes, selected by that exact id; what still differs is
 reported by name and fails the run, unless `scripts/peer_by_design.toml` lists it with
 the reason (a framework test that asserts on the internals hookport wraps). The
 result is written to ``.tox/results/peer-<framework>.json`` for compat.json.
@@ -139,17 +140,40 @@ def fetch_repository(suite: Suite, version: str, into: Path) -> Path:
 
 
 def run_pytest(source: Path, suite: Suite, mode: str, framework: str, report: Path, ids: list[str] | None = None) -> None:
+    """One pytest run of `suite` (or of exactly the tests `ids` names) in `mode`, into the junit `report`."""
+    start_pytest(source, suite, mode, framework, report, ids).wait()
+
+
+def start_pytest(source: Path, suite: Suite, mode: str, framework: str, report: Path,
+                 ids: list[str] | None = None) -> subprocess.Popen[bytes]:
+    """`run_pytest`, started: the running process."""
     env = {**os.environ, **dict(suite.env),
            "PYTHONPATH": os.pathsep.join([str(PLUGIN_DIR), os.environ.get("PYTHONPATH", "")])}
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors",
             f"--rootdir={source}", *_own_config(source),
-            f"--junitxml={report}", "-o", "junit_family=xunit1", *suite.pytest_args]
+            f"--junitxml={report}", "-o", "junit_family=xunit1", *suite.pytest_args, "-p", "hookport_peer_ids"]
     if mode == "hooked":
         env["HOOKPORT_PEER_ADAPTER"] = framework
         args += ["-p", "hookport_peer_plugin"]
     args += [f"--ignore={p}" for p in suite.ignore]
-    args += ids if ids else list(suite.paths)
-    subprocess.run(args, cwd=source, env=env, check=False, stdout=subprocess.DEVNULL if ids else None)
+    if ids:  # their files on the command line, the ids themselves to the plugin (hookport_peer_ids)
+        selection = report.with_suffix(".select.json")
+        selection.write_text(json.dumps(ids))
+        env["HOOKPORT_PEER_SELECT"] = str(selection)
+        args += list(dict.fromkeys(test_id.split("::", 1)[0] for test_id in ids))
+    else:
+        args += list(suite.paths)
+    report.unlink(missing_ok=True)  # never read an earlier run's report as this one's
+    return subprocess.Popen(args, cwd=source, env=env, stdout=subprocess.DEVNULL if ids else None)
+
+
+def run_alone(source: Path, suite: Suite, mode: str, framework: str, reports: Path, test_id: str) -> str:
+    """`test_id`'s outcome when it runs alone in `mode` ("crashed": pytest wrote no report)."""
+    report = reports / f"alone-{mode}.xml"
+    run_pytest(source, suite, mode, framework, report, [test_id])
+    if not report.exists():
+        return "crashed"
+    return outcomes(report).get(test_id, "absent")
 
 
 def _own_config(source: Path) -> list[str]:
@@ -166,22 +190,38 @@ def _own_config(source: Path) -> list[str]:
 
 
 def outcomes(report: Path) -> dict[str, str]:
-    """Test id -> passed / failed / error / skipped, from a junit file."""
+    """Test id (its pytest node id) -> passed / failed / error / skipped, from a junit file."""
     found: dict[str, str] = {}
     if not report.exists():
         return found
     for case in ET.parse(report).getroot().iter("testcase"):
         if not case.get("classname"):  # pytest's own error (a crash, an internal error), not a test
             continue
-        classname = case.get("classname", "")
-        path = case.get("file") or classname.replace(".", "/") + ".py"
-        module = path[:-3].replace("/", ".") if path.endswith(".py") else path
-        owner = classname[len(module) + 1:] if classname.startswith(module + ".") else ""  # a test class
-        test_id = f"{path}::{owner + '::' if owner else ''}{case.get('name')}"
+        test_id = _node_id(case)
         kinds = {child.tag for child in case}
         found[test_id] = ("failed" if "failure" in kinds else "error" if "error" in kinds
                           else "skipped" if "skipped" in kinds else "passed")
     return found
+
+
+def _node_id(case: ET.Element) -> str:
+    """The node id hookport_peer_ids recorded, else one rebuilt from the junit attributes (a report
+    written without the plugin)."""
+    for prop in case.iter("property"):
+        if prop.get("name") == "peer_id" and prop.get("value"):
+            return str(prop.get("value"))
+    classname = case.get("classname", "")
+    path = case.get("file") or classname.replace(".", "/") + ".py"
+    module = path[:-3].replace("/", ".") if path.endswith(".py") else path
+    owner = classname[len(module) + 1:] if classname.startswith(module + ".") else ""  # a test class
+    return f"{path}::{owner + '::' if owner else ''}{case.get('name')}"
+
+
+def _has_node_ids(report: Path) -> bool:
+    """True for a junit file whose tests carry their node ids (one written with hookport_peer_ids)."""
+    if not report.is_file():
+        return False
+    return any(prop.get("name") == "peer_id" for prop in ET.parse(report).getroot().iter("property"))
 
 
 def differences(base: dict[str, str], hooked: dict[str, str]) -> dict[str, tuple[str, str]]:
@@ -202,6 +242,9 @@ def main() -> int:
     parser.add_argument("--reuse-base", action="store_true",
                         help="keep the last whole run without hookport (its junit file) when there is one: it does not "
                              "depend on hookport's code, only on the pinned release")
+    parser.add_argument("--side-by-side", action="store_true",
+                        help="run the two whole runs at once (each its own pytest process and junit file): about "
+                             "half the wall time with a core to spare; the run-again-alone step stays one at a time")
     options = parser.parse_args()
     suite = SUITES[options.framework]
     if options.only:
@@ -216,14 +259,18 @@ def main() -> int:
     reports.mkdir(parents=True, exist_ok=True)
 
     runs = {}
+    started: dict[str, subprocess.Popen[bytes]] = {}
     for mode in ("base", "hooked"):
-        if mode == "base" and options.reuse_base and not options.only and (reports / "base.xml").is_file():
+        if mode == "base" and options.reuse_base and not options.only and _has_node_ids(reports / "base.xml"):
             print(f"peer: {options.framework} {version}, the last base run kept (--reuse-base)", flush=True)
             runs[mode] = outcomes(reports / "base.xml")
             continue
         print(f"peer: {options.framework} {version}, {mode} run", flush=True)
-        (reports / f"{mode}.xml").unlink(missing_ok=True)
-        run_pytest(source, suite, mode, options.framework, reports / f"{mode}.xml")
+        started[mode] = start_pytest(source, suite, mode, options.framework, reports / f"{mode}.xml")
+        if not options.side_by_side:
+            started[mode].wait()
+    for mode, process in started.items():
+        process.wait()
         runs[mode] = outcomes(reports / f"{mode}.xml")
         if not runs[mode]:
             print(f"peer: the {mode} run reported no test (pytest itself failed): nothing to compare")
@@ -234,10 +281,8 @@ def main() -> int:
         if not (source / test_id.split("::", 1)[0]).is_file():  # a collection error, not a test: as it was
             confirmed[test_id] = pair
             continue
-        again = {}
-        for mode in ("base", "hooked"):
-            run_pytest(source, suite, mode, options.framework, reports / f"alone-{mode}.xml", [test_id])
-            again[mode] = outcomes(reports / f"alone-{mode}.xml").get(test_id, "absent")
+        again = {mode: run_alone(source, suite, mode, options.framework, reports, test_id)
+                 for mode in ("base", "hooked")}
         if again["base"] != again["hooked"]:
             confirmed[test_id] = (again["base"], again["hooked"])
     known = by_design(options.framework)

@@ -54,7 +54,9 @@ from typing import Any, ClassVar
 from hookport.adapters._base import Adapter, InstallReport, Target
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport import registry
-from hookport.decisions import body_must_decide, decided_outside, tool_hooks_active
+from hookport.decisions import decided_outside, tool_hooks_active
+from hookport.reentry import hooks_off
+from hookport.registry import any_hooks, chains
 
 from hookport.adapters.agent_framework import _body
 from hookport.adapters.agent_framework._calls import LAYER as CALL_LAYER, invoke
@@ -73,13 +75,21 @@ _RUN = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END,
         ExtensionPoint.AGENT_TURN_START, ExtensionPoint.AGENT_TURN_END)
 MODEL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL, P.PRE_STEP, P.POST_STEP)
 TOOL_POINTS = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
+_WRAP_TOOL = ExtensionPoint.WRAP_TOOL_CALL
+
+
+_follow: Any = None
+"""`_runs.agent_run`, once a followed run has imported it (`_runs` imports the framework)."""
 
 
 def _agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    global _follow
     if ACTIVE.on and (registry._global or registry._open_scopes):  # nothing registered: one lookup
-        from hookport.adapters.agent_framework._runs import agent_run
+        if _follow is None:
+            from hookport.adapters.agent_framework._runs import agent_run
 
-        followed = agent_run(wrapped, instance, args, kwargs)
+            _follow = agent_run
+        followed = _follow(wrapped, instance, args, kwargs)
         if followed is not None:
             return followed
     if kwargs.get("stream"):
@@ -122,9 +132,12 @@ def _tool_invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
     """``FunctionTool.invoke``, the tool calls' call site (`_calls`): idle, one lookup."""
     if not registry._global and not registry._open_scopes:
         return wrapped(*args, **kwargs)
+    if hooks_off.get()[0] or not (chains[P.PRE_TOOL_CALL] or chains[P.POST_TOOL_CALL] or chains[_WRAP_TOOL] or
+                                  registry._open_scopes and any_hooks(TOOL_POINTS)):
+        return wrapped(*args, **kwargs)  # `tool_hooks_active()` by lookups: no tool hook would run
     given = kwargs.get("arguments")
-    if not body_must_decide(getattr(instance, "name", None), CALL_LAYER, given if type(given) is dict else None):
-        return wrapped(*args, **kwargs)
+    if decided_outside(getattr(instance, "name", None), CALL_LAYER, given if type(given) is dict else None):
+        return wrapped(*args, **kwargs)  # `body_must_decide`'s second half: an outer layer decided it
     return invoke(wrapped, instance, args, kwargs)
 
 

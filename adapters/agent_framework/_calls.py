@@ -71,6 +71,26 @@ def _arguments(kwargs: dict[str, Any]) -> Any:
     return given
 
 
+class _ToolRun:
+    """How the engine runs one hooked call: the framework's ``invoke`` with the hooks' arguments
+    (a bound method per call instead of a closure)."""
+
+    __slots__ = ("wrapped", "args", "kwargs", "tool_input")
+
+    def __init__(self, wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], tool_input: dict[str, Any]) -> None:
+        self.wrapped = wrapped
+        self.args = args
+        self.kwargs = kwargs
+        self.tool_input = tool_input
+
+    async def call(self, c: ToolCallHookContext) -> Any:
+        kwargs = self.kwargs
+        if c.tool_input == self.tool_input:
+            return await self.wrapped(*self.args, **kwargs)
+        direct = {k: kwargs[k] for k in ("context", "tool_call_id", "skip_parsing") if k in kwargs}
+        return await self.wrapped(*self.args, arguments=dict(c.tool_input), **direct)
+
+
 async def invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``FunctionTool.invoke(*, arguments=None, context=None, tool_call_id=None, **kwargs)``, once
     the idle check found a tool hook and no outer layer decided this call."""
@@ -84,15 +104,8 @@ async def invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
     ctx = ToolCallHookContext(instance.name, dict(tool_input), instance, tool_call_id=kwargs.get("tool_call_id"),
                               agent=run.agent if run else None, agent_role=run.name if run else None,
                               framework=FRAMEWORK)
-
-    async def call(c: ToolCallHookContext) -> Any:
-        if c.tool_input == tool_input:
-            return await wrapped(*args, **kwargs)
-        direct = {k: kwargs[k] for k in ("context", "tool_call_id", "skip_parsing") if k in kwargs}
-        return await wrapped(*args, arguments=dict(c.tool_input), **direct)
-
     try:
-        return await atool_call(ctx, call, FUNCTION_SHAPE, layer=LAYER)
+        return await atool_call(ctx, _ToolRun(wrapped, args, kwargs, tool_input).call, FUNCTION_SHAPE, layer=LAYER)
     except HookAborted as aborted:
         if run is None and not in_plain_run.get():  # outside an agent run: nothing unwraps the escape
             raise

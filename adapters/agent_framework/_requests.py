@@ -30,14 +30,41 @@ P = InterceptionPoint
 STEP_KIND = "tool_loop"
 """`StepContext.kind` of a step: one iteration of the tool loop (a model request and the tools it asked for)."""
 _STEP_POINTS = (P.PRE_STEP, P.POST_STEP)
-_MODEL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL)
+_WRAP_MODEL = ExtensionPoint.WRAP_MODEL_CALL
+_MODEL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, _WRAP_MODEL)
+
+
+_ANSWER_TYPES: tuple[type, type] | None = None
+"""``(ChatResponse, Message)``, once a hooked request has answered (hookport imports no framework at install)."""
+
+
+def _answer_types() -> tuple[type, type]:
+    global _ANSWER_TYPES
+    from agent_framework import ChatResponse, Message
+
+    _ANSWER_TYPES = (ChatResponse, Message)
+    return _ANSWER_TYPES
 
 
 class ChatShape(ResponseShape[Any]):
     def text(self, result: Any) -> str | None:
-        """`response_text`, inlined: it runs on every hooked request."""
+        """`response_text`, inlined: it runs on every hooked request. The usual answer, a
+        ``ChatResponse`` of one ``Message`` of one content, is read the way its ``text`` property
+        reads it (1.0 to 1.23: the text contents joined, stripped) without that property's two
+        generators; any other answer through the property."""
         if result is None or isinstance(result, str):
             return result
+        response_type, message_type = _ANSWER_TYPES or _answer_types()
+        if type(result) is response_type:
+            messages = result.messages
+            if type(messages) is list and len(messages) == 1 and type(messages[0]) is message_type:
+                contents = messages[0].contents
+                if type(contents) is list and len(contents) == 1:
+                    content = contents[0]
+                    if content.type != "text":
+                        return ""
+                    if type(content.text) is str:
+                        return content.text.strip()
         text = getattr(result, "text", None)
         return text if isinstance(text, str) else None
 
@@ -84,8 +111,10 @@ def get_response(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
         if hooks_off.get()[0]:  # inside a hook: its requests are not hooked, nor counted
             return wrapped(*args, **kwargs)
         iterations, run.model_calls = run.model_calls, run.model_calls + 1  # this agent's calls before this one
-        steps = bool(chains[P.PRE_STEP] or chains[P.POST_STEP] or registry._open_scopes and any_hooks(_STEP_POINTS))
-        if not steps and not any_hooks(_MODEL_POINTS):
+        scoped = registry._open_scopes
+        steps = bool(chains[P.PRE_STEP] or chains[P.POST_STEP] or scoped and any_hooks(_STEP_POINTS))
+        if not steps and not (chains[P.PRE_MODEL_CALL] or chains[P.POST_MODEL_CALL] or chains[_WRAP_MODEL] or
+                              scoped and any_hooks(_MODEL_POINTS)):  # `any_hooks(_MODEL_POINTS)`, by lookups
             return wrapped(*args, **kwargs)
     messages = args[0] if args else kwargs.pop("messages", None)
     rest = args[1:]
@@ -94,44 +123,57 @@ def get_response(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
 
         return ResponseStream.from_awaitable(_streamed(wrapped, instance, messages, rest, kwargs, run, iterations,
                                                        steps))
-    return _request(wrapped, instance, messages, rest, kwargs, run, iterations, steps)
+    if steps:
+        return _request(wrapped, instance, messages, rest, kwargs, run, iterations)
+    request = _Request(wrapped, messages, rest, kwargs)  # the engine's coroutine itself: no coroutine around it
+    return amodel_call(request.context(instance, run, iterations), request.send, CHAT_SHAPE)
 
 
-def _context(client: Any, messages: Any, run: RunState | None, iterations: int) -> tuple[Any, list[MessageView]]:
-    """The request's context; its dicts are made when a hook first reads them (the list then
-    holds their `MessageView`, the way back to framework messages)."""
-    sent = list(messages or ())  # as sent, should a hook first read them after the call
-    views: list[MessageView] = []
+class _Request:
+    """One hooked request: its messages as sent and their view (made when a hook first reads
+    them), and how to send it: the engine's `send` and the context's `build` are this object's
+    bound methods (no closures, no list of views per request)."""
 
-    def build() -> list[dict[str, Any]]:
-        views.append(MessageView(sent))
-        return list(views[0].dicts)
+    __slots__ = ("wrapped", "messages", "rest", "kwargs", "sent", "view")
 
-    ctx = LazyMessagesContext(build, keep_copy=False, llm=client, agent=run.agent if run else None,
-                              agent_role=run.name if run else None, framework=FRAMEWORK, iterations=iterations)
-    return ctx, views
+    def __init__(self, wrapped: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.wrapped = wrapped
+        self.messages = messages
+        self.rest = rest
+        self.kwargs = kwargs
+        self.sent = list(messages or ())  # as sent, should a hook first read them after the call
+        self.view: MessageView | None = None
+
+    def context(self, client: Any, run: RunState | None, iterations: int) -> LazyMessagesContext:
+        """The request's context. This object does not keep it: the context holds `build`, so a
+        reference back would be a cycle left to the garbage collector on every request."""
+        return LazyMessagesContext(self.build, keep_copy=False, llm=client, agent=run.agent if run else None,
+                                   agent_role=run.name if run else None, framework=FRAMEWORK, iterations=iterations)
+
+    def build(self) -> list[dict[str, Any]]:
+        self.view = view = MessageView(self.sent)
+        return list(view.dicts)
+
+    def outgoing(self, ctx: LLMCallHookContext) -> Any:
+        """What the request sends: the originals unless hooks read and changed the messages."""
+        view = self.view
+        if view is None or not view.changed(ctx.messages):
+            return self.messages
+        return view.to_messages(ctx.messages)
+
+    async def send(self, ctx: LLMCallHookContext) -> Any:
+        return await self.wrapped(self.outgoing(ctx), *self.rest, **self.kwargs)
 
 
 async def _request(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any],
-                   run: RunState | None, iterations: int, steps: bool) -> Any:
-    if steps and run is not None:
+                   run: RunState | None, iterations: int) -> Any:
+    """A request that opens a step first (step hooks are registered)."""
+    if run is not None:
         await next_step(run, messages)  # its hooks may have registered or removed model hooks
         if not model_hooks_active():
             return await wrapped(messages, *rest, **kwargs)
-    ctx, views = _context(client, messages, run, iterations)
-
-    async def send(c: LLMCallHookContext) -> Any:
-        sent = views[0].to_messages(c.messages) if views and views[0].changed(c.messages) else messages
-        return await wrapped(sent, *rest, **kwargs)
-
-    return await amodel_call(ctx, send, CHAT_SHAPE)
-
-
-def _outgoing(views: list[MessageView], originals: Any, ctx: LLMCallHookContext) -> Any:
-    """What the request sends: the originals unless hooks read and changed the messages."""
-    if not views or not views[0].changed(ctx.messages):
-        return originals
-    return views[0].to_messages(ctx.messages)
+    request = _Request(wrapped, messages, rest, kwargs)
+    return await amodel_call(request.context(client, run, iterations), request.send, CHAT_SHAPE)
 
 
 async def _streamed(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any],
@@ -142,10 +184,11 @@ async def _streamed(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, .
         await next_step(run, messages)
     if not model_hooks_active():
         return await _stream_of(wrapped(messages, *rest, **kwargs))
-    ctx, views = _context(client, messages, run, iterations)
+    request = _Request(wrapped, messages, rest, kwargs)
+    ctx = request.context(client, run, iterations)
     await adispatch(P.PRE_MODEL_CALL, ctx)
     started = perf_counter()
-    stream = await _stream_of(wrapped(_outgoing(views, messages, ctx), *rest, **kwargs))
+    stream = await _stream_of(wrapped(request.outgoing(ctx), *rest, **kwargs))
     if stream is None or not hasattr(stream, "with_result_hook"):
         return stream
     if stream_mode() == "buffered":

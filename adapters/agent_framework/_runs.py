@@ -133,8 +133,8 @@ class _Inside:
             current_run.set(None)
 
 
-_ALL_POINTS = (*_RUN_POINTS, P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL,
-               P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL)
+_ALL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_MODEL_CALL,
+               ExtensionPoint.WRAP_TOOL_CALL, *_RUN_POINTS)  # the usual hooks first: `any_hooks` stops at the first
 
 
 def agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

@@ -29,12 +29,12 @@ from time import perf_counter
 from typing import Any
 
 from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call, model_hooks_active, tool_hooks_active
-from hookport.contexts import LazyMessagesContext, LazyView, LLMCallHookContext
+from hookport.contexts import LazyMessagesContext, LLMCallHookContext
 from hookport.dispatch import adispatch, dispatch
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport import registry
 from hookport.reentry import hooks_off
-from hookport.registry import any_hooks, has_hooks
+from hookport.registry import any_hooks, chains, has_hooks
 
 from hookport.adapters.agno._messages import Conversation, response_text
 from hookport.adapters.agno._state import FRAMEWORK, RunState, current_run, escaping, stream_mode
@@ -42,6 +42,8 @@ from hookport.adapters.agno._steps import aopen_step, open_step
 
 P = InterceptionPoint
 _STEP_POINTS = (P.PRE_STEP, P.POST_STEP)
+_WRAP_MODEL = ExtensionPoint.WRAP_MODEL_CALL
+_MODEL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, _WRAP_MODEL)
 
 
 def _answer(text: str) -> Any:
@@ -84,31 +86,75 @@ STREAM_SHAPE = _StreamShape()
 
 
 class _Call:
-    """One request: its messages as sent, their lazy view, the context, and which exceptions came from the model itself.
+    """One request: its messages as sent, their view (made when a hook first reads them), and
+    which exceptions came from the model itself.
 
     Built only when a model hook is registered; the shared fields are passed as they are (no
-    ``fields()`` dict), so a no-op pair costs the context and the chain, little else."""
+    ``fields()`` dict), and the call is its own lazy view and sender (bound methods, no closures
+    or `LazyView` per request), so a no-op pair costs the context and the chain, little else."""
 
-    __slots__ = ("kwargs", "sent", "lazy", "ctx", "native")
+    __slots__ = ("wrapped", "args", "kwargs", "sent", "view", "native")
 
-    def __init__(self, instance: Any, kwargs: dict[str, Any], streamed: bool, iterations: int,
-                 run: RunState | None) -> None:
+    def __init__(self, wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.wrapped = wrapped
+        self.args = args
         self.kwargs = kwargs
-        self.sent = sent = list(kwargs.get("messages") or ())  # as sent: Agno appends the answer to its own list
-        self.lazy = lazy = LazyView(lambda: Conversation(sent))  # made when a hook first reads the messages
-        self.ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=instance, framework=FRAMEWORK,
-                                       iterations=iterations, metadata={"model": instance, "stream": streamed},
-                                       agent=run.agent if run is not None else None,
-                                       agent_role=run.name if run is not None else None)
+        self.sent = list(kwargs.get("messages") or ())  # as sent: Agno appends the answer to its own list
+        self.view: Conversation | None = None
         self.native: BaseException | None = None
+
+    def context(self, instance: Any, streamed: bool, iterations: int, run: RunState | None) -> LazyMessagesContext:
+        """The request's context. This object does not keep it: the context holds `build`, so a
+        reference back would be a cycle left to the garbage collector on every request."""
+        return LazyMessagesContext(self.build, keep_copy=False, llm=instance, framework=FRAMEWORK,
+                                   iterations=iterations, metadata={"model": instance, "stream": streamed},
+                                   agent=run.agent if run is not None else None,
+                                   agent_role=run.name if run is not None else None)
+
+    def build(self) -> list[dict[str, Any]]:
+        """The hooks' dicts, when a hook first reads ``ctx.messages``."""
+        self.view = view = Conversation(self.sent)
+        return list(view.dicts)
 
     def request(self, ctx: LLMCallHookContext) -> dict[str, Any]:
         """The keyword arguments of the real request, with the hooks' messages (its own when unread)."""
-        view = self.lazy.view
+        view = self.view
         if view is None:
             return self.kwargs
         messages = view.rebuilt(ctx.messages)
         return self.kwargs if messages is self.sent else {**self.kwargs, "messages": messages}
+
+    def send(self, ctx: LLMCallHookContext) -> Any:
+        """The real request (``model_call``'s `send`)."""
+        try:
+            if self.view is None:
+                return self.wrapped(*self.args, **self.kwargs)
+            return self.wrapped(*self.args, **self.request(ctx))
+        except BaseException as error:
+            self.native = error
+            raise
+
+    async def asend(self, ctx: LLMCallHookContext) -> Any:
+        try:
+            return await self.wrapped(*self.args, **self.request(ctx))
+        except BaseException as error:
+            self.native = error
+            raise
+
+    def drain(self, ctx: LLMCallHookContext) -> list[Any]:
+        """A buffered streamed request, read whole."""
+        try:
+            return list(self.wrapped(*self.args, **self.request(ctx)))
+        except BaseException as error:
+            self.native = error
+            raise
+
+    async def adrain(self, ctx: LLMCallHookContext) -> list[Any]:
+        try:
+            return [chunk async for chunk in self.wrapped(*self.args, **self.request(ctx))]
+        except BaseException as error:
+            self.native = error
+            raise
 
     def failed(self, error: BaseException) -> BaseException:
         """What leaves the call site for `error`: the model's own errors as they are."""
@@ -132,17 +178,22 @@ def _step(run: RunState | None, kwargs: dict[str, Any]) -> int:
     returns its ``ctx.iterations``."""
     if run is None:
         return 0
-    if run.step_started is not None or any_hooks(_STEP_POINTS):
+    if run.step_started is not None or _steps_hooked():
         open_step(run, kwargs.get("messages") or [], run.step_output)
     calls = run.model_calls  # `run.next_model_call()`, without its frame
     run.model_calls = calls + 1
     return calls
 
 
+def _steps_hooked() -> bool:
+    """`any_hooks` for the step points: two lookups while no scope is open."""
+    return bool(chains[P.PRE_STEP] or chains[P.POST_STEP] or registry._open_scopes and any_hooks(_STEP_POINTS))
+
+
 async def _astep(run: RunState | None, kwargs: dict[str, Any]) -> int:
     if run is None:
         return 0
-    if run.step_started is not None or any_hooks(_STEP_POINTS):
+    if run.step_started is not None or _steps_hooked():
         await aopen_step(run, kwargs.get("messages") or [], run.step_output)
     return run.next_model_call()
 
@@ -160,27 +211,28 @@ def invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str,
     if not (registry._global or registry._open_scopes) or hooks_off.get()[0] or kwargs.get("retry_with_guidance"):
         return wrapped(*args, **kwargs)  # `_quiet(kwargs)`, without its frame
     run = current_run.get()
-    iterations = _step(run, kwargs)
-    if not model_hooks_active():
+    if run is None:
+        iterations = 0
+    else:  # `_step(run, kwargs)`, without its frame
+        if run.step_started is not None or chains[P.PRE_STEP] or chains[P.POST_STEP] or \
+                registry._open_scopes and any_hooks(_STEP_POINTS):
+            open_step(run, kwargs.get("messages") or [], run.step_output)
+        iterations = run.model_calls
+        run.model_calls = iterations + 1
+    if not (chains[P.PRE_MODEL_CALL] or chains[P.POST_MODEL_CALL] or chains[_WRAP_MODEL] or
+            registry._open_scopes and any_hooks(_MODEL_POINTS)):  # `model_hooks_active()` (hooks are on: above)
         if not tool_hooks_active():
             return wrapped(*args, **kwargs)
         with MODEL_LAYER.hold():  # the SDK adapter underneath leaves this run's tool calls to us
             return wrapped(*args, **kwargs)
-    call = _Call(instance, kwargs, False, iterations, run)
-
-    def send(ctx: LLMCallHookContext) -> Any:
-        try:
-            return wrapped(*args, **call.request(ctx))
-        except BaseException as error:
-            call.native = error
-            raise
-
+    call = _Call(wrapped, args, kwargs)
+    ctx = call.context(instance, False, iterations, run)
     try:
-        result = model_call(call.ctx, send, SHAPE)
+        result = model_call(ctx, call.send, SHAPE)
     except BaseException as error:
         raise call.failed(error) from None
     if run is not None:
-        run.step_output = call.ctx.response
+        run.step_output = ctx.response
     return result
 
 
@@ -199,20 +251,13 @@ async def _ainvoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: d
             return await wrapped(*args, **kwargs)
         with MODEL_LAYER.hold():
             return await wrapped(*args, **kwargs)
-    call = _Call(instance, kwargs, False, iterations, run)
-
-    async def send(ctx: LLMCallHookContext) -> Any:
-        try:
-            return await wrapped(*args, **call.request(ctx))
-        except BaseException as error:
-            call.native = error
-            raise
-
+    call = _Call(wrapped, args, kwargs)
+    ctx = call.context(instance, False, iterations, run)
     try:
-        result = await amodel_call(call.ctx, send, SHAPE)
+        result = await amodel_call(ctx, call.asend, SHAPE)
     except BaseException as error:
         raise call.failed(error) from None
-    _answered(run, call.ctx.response)
+    _answered(run, ctx.response)
     return result
 
 
@@ -232,23 +277,16 @@ def _stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str
     if not model_hooks_active():
         yield from _held(wrapped(*args, **kwargs), tool_hooks_active())
         return
-    call = _Call(instance, kwargs, True, iterations, run)
+    call = _Call(wrapped, args, kwargs)
+    ctx = call.context(instance, True, iterations, run)
     if _buffered():
-        def drain(ctx: LLMCallHookContext) -> list[Any]:
-            try:
-                return list(wrapped(*args, **call.request(ctx)))
-            except BaseException as error:
-                call.native = error
-                raise
-
         try:
-            chunks = model_call(call.ctx, drain, STREAM_SHAPE)
+            chunks = model_call(ctx, call.drain, STREAM_SHAPE)
         except BaseException as error:
             raise call.failed(error) from None
-        _answered(run, call.ctx.response)
+        _answered(run, ctx.response)
         yield from chunks
         return
-    ctx = call.ctx
     try:
         dispatch(P.PRE_MODEL_CALL, ctx)
     except Exception as error:
@@ -302,24 +340,17 @@ async def _astream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: d
         async for chunk in _aheld(wrapped(*args, **kwargs), tool_hooks_active()):
             yield chunk
         return
-    call = _Call(instance, kwargs, True, iterations, run)
+    call = _Call(wrapped, args, kwargs)
+    ctx = call.context(instance, True, iterations, run)
     if _buffered():
-        async def drain(ctx: LLMCallHookContext) -> list[Any]:
-            try:
-                return [chunk async for chunk in wrapped(*args, **call.request(ctx))]
-            except BaseException as error:
-                call.native = error
-                raise
-
         try:
-            chunks = await amodel_call(call.ctx, drain, STREAM_SHAPE)
+            chunks = await amodel_call(ctx, call.adrain, STREAM_SHAPE)
         except BaseException as error:
             raise call.failed(error) from None
-        _answered(run, call.ctx.response)
+        _answered(run, ctx.response)
         for chunk in chunks:
             yield chunk
         return
-    ctx = call.ctx
     try:
         await adispatch(P.PRE_MODEL_CALL, ctx)
     except Exception as error:

@@ -24,7 +24,7 @@ from hookport.answers import register_answer_type
 from hookport.boundary import AGENT_TURN, TURN_END, TURN_START, Execution, entered, open_execution
 from hookport.boundary import apost_step, apre_step, post_step, pre_step
 from hookport.points import ExtensionPoint, InterceptionPoint
-from hookport.registry import has_hooks
+from hookport.registry import chains, has_hooks
 
 from hookport.adapters.agno._state import FRAMEWORK, Escape, RunFailed, RunState, current_run, leave, running
 from hookport.adapters.agno._steps import aclose_step, close_step
@@ -93,7 +93,12 @@ class _Run:
         """START / INPUT (the execution then stays current until `close`), AGENT_TURN_START."""
         if self.execution is not None:
             inputs = self.execution.begin(inputs)
-        return self._turn_start(inputs)
+        self.turn_started = perf_counter()
+        if not (chains[TURN_START] or registry._open_scopes and has_hooks(TURN_START)):  # two lookups
+            return inputs
+        state = self.state
+        return pre_step(FRAMEWORK, AGENT_TURN, state.name, inputs, point=TURN_START, agent=state.agent,
+                        agent_role=state.name)
 
     async def aopen(self, inputs: Any) -> Any:
         if self.execution is not None:
@@ -104,14 +109,6 @@ class _Run:
         state = self.state
         return await apre_step(FRAMEWORK, AGENT_TURN, state.name, inputs, point=TURN_START, agent=state.agent,
                                agent_role=state.name)
-
-    def _turn_start(self, inputs: Any) -> Any:
-        self.turn_started = perf_counter()
-        if not has_hooks(TURN_START):
-            return inputs
-        state = self.state
-        return pre_step(FRAMEWORK, AGENT_TURN, state.name, inputs, point=TURN_START, agent=state.agent,
-                        agent_role=state.name)
 
     def begin(self, inputs: Any) -> Any:
         """`open` for a streamed run: its execution is current only `inside()` each piece."""
@@ -128,14 +125,14 @@ class _Run:
 
     def finish(self, output: Any) -> Any:
         """The run returned `output`: a success, or Agno's errored run."""
-        failure = _failure(output)
-        if failure is not None:
-            self.fail(failure)
+        status = getattr(output, "status", None)
+        if status is not None and (status if isinstance(status, str) else getattr(status, "value", status)) == "ERROR":
+            self.fail(_failure(output))  # `_failure`, called only for an errored run
             return output
         state = self.state
         if state.step_started is not None:
             close_step(state, state.step_output)
-        if has_hooks(TURN_END):
+        if chains[TURN_END] or registry._open_scopes and has_hooks(TURN_END):
             output = post_step(FRAMEWORK, AGENT_TURN, state.name, output, started=self.turn_started,
                                point=TURN_END, agent=state.agent, agent_role=state.name)
         return self.execution.succeed(output) if self.execution is not None else output
@@ -182,21 +179,29 @@ def agent_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[s
     """``Agent.run`` / ``Team.run(input, *, stream=..., ...)``."""
     if not (registry._global or registry._open_scopes):  # `any_hooks()`, without its frame
         return wrapped(*args, **kwargs)
-    inputs, rest, kwargs = _inputs(args, kwargs)
-    if _streamed(instance, kwargs):
+    if args:  # `_inputs` and `_streamed`, without their frames
+        inputs, rest = args[0], args[1:]
+    else:
+        inputs, rest, kwargs = _inputs(args, kwargs)
+    stream = kwargs.get("stream")
+    if stream or stream is None and getattr(instance, "stream", False):
         return _stream_run(wrapped, instance, inputs, rest, kwargs)
     run = _Run(instance)
-    token = current_run.set(run.state)  # current for the whole run: no yield in between
+    state = run.state
+    token = current_run.set(state)  # current for the whole run: no yield in between
     try:
-        begun = run.open(inputs)
-        return run.finish(wrapped(begun, *rest, **kwargs))
+        return run.finish(wrapped(run.open(inputs), *rest, **kwargs))
     except BaseException as error:
         error = run.unwrapped(error)
         run.fail(error)
         raise error from None
     finally:
-        run.close()
-        leave(token, run.state)
+        if run.execution is not None:
+            run.execution.close()
+        try:  # `leave(token, state)`, without its frame
+            current_run.reset(token)
+        except ValueError:
+            current_run.set(state.parent)
 
 
 def agent_arun(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

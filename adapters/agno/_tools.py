@@ -34,13 +34,20 @@ from __future__ import annotations
 from typing import Any
 
 from hookport import registry
-from hookport.calls import ToolShape, atool_call, tool_call, tool_hooks_active
+from hookport.calls import ToolShape, atool_call, tool_call
 from hookport.contexts import ToolCallHookContext
 from hookport.decisions import decided_outside
 from hookport.errors import HookAborted
+from hookport.points import ExtensionPoint, InterceptionPoint
+from hookport.reentry import hooks_off
+from hookport.registry import any_hooks, chains
 
 from hookport.adapters.agno._external import Refused
 from hookport.adapters.agno._state import FRAMEWORK, copied_arguments, current_run, escaping
+
+P = InterceptionPoint
+_WRAP_TOOL = ExtensionPoint.WRAP_TOOL_CALL
+_TOOL_POINTS = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, _WRAP_TOOL)
 
 
 def _outcome(**fields: Any) -> Any:
@@ -64,42 +71,20 @@ def result_text(outcome: Any) -> str | None:
     return str(result)
 
 
-class _ToolShape(ToolShape[Any]):
-    """A ``FunctionExecutionResult`` of one ``FunctionCall``."""
+class _Call(ToolShape[Any]):
+    """One hooked tool call: its context, how Agno runs it, which exceptions came from Agno's own
+    execution, and the shape of its ``FunctionExecutionResult`` (one object per call, its bound
+    methods the engine's `run`: no closure or separate shape per call)."""
 
-    __slots__ = ("call",)
+    __slots__ = ("instance", "wrapped", "args", "kwargs", "ctx", "native")
 
-    def __init__(self, call: Any) -> None:
-        self.call = call
-
-    text = staticmethod(result_text)  # type: ignore[assignment]  # no frame in between
-
-    def replace(self, result: Any, text: str) -> Any:
-        if result is not None and result.status != "success":
-            self.call.error = text
-            result.error = text
-            return result
-        self.call.result = text
-        if result is None:
-            return _outcome(status="success", result=text)
-        result.result = text
-        return result
-
-    def refuse(self, ctx: ToolCallHookContext, refusal: HookAborted) -> Any:
-        text = ctx.tool_result if isinstance(ctx.tool_result, str) else refusal.reason
-        self.call.error = text
-        return _outcome(status="failure", error=text)
-
-
-class _Call:
-    """One hooked tool call: its context, and which exceptions came from Agno's own execution."""
-
-    __slots__ = ("instance", "ctx", "native")
-
-    def __init__(self, instance: Any) -> None:
+    def __init__(self, wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         run = current_run.get()
         function = instance.function
         self.instance = instance
+        self.wrapped = wrapped
+        self.args = args
+        self.kwargs = kwargs
         self.ctx = ToolCallHookContext(function.name, copied_arguments(instance.arguments), function,
                                        tool_call_id=instance.call_id, framework=FRAMEWORK,
                                        metadata={"function_call": instance},
@@ -107,10 +92,45 @@ class _Call:
                                        agent_role=run.name if run is not None else None)
         self.native: BaseException | None = None
 
+    text = staticmethod(result_text)  # type: ignore[assignment]  # no frame in between
+
+    def replace(self, result: Any, text: str) -> Any:
+        if result is not None and result.status != "success":
+            self.instance.error = text
+            result.error = text
+            return result
+        self.instance.result = text
+        if result is None:
+            return _outcome(status="success", result=text)
+        result.result = text
+        return result
+
+    def refuse(self, ctx: ToolCallHookContext, refusal: HookAborted) -> Any:
+        text = ctx.tool_result if isinstance(ctx.tool_result, str) else refusal.reason
+        self.instance.error = text
+        return _outcome(status="failure", error=text)
+
     def prepare(self, ctx: ToolCallHookContext) -> None:
         """The hooks' arguments on the ``FunctionCall`` Agno is about to run."""
         if ctx.tool_input != (self.instance.arguments or {}):
             self.instance.arguments = ctx.tool_input
+
+    def run(self, ctx: ToolCallHookContext) -> Any:
+        """Agno's own execution of the call (``tool_call``'s `run`)."""
+        self.prepare(ctx)
+        try:
+            return self.wrapped(*self.args, **self.kwargs)
+        except BaseException as error:  # AgentRunException (StopAgentRun ...) stays Agno's
+            self.native = error
+            raise
+
+    async def arun(self, ctx: ToolCallHookContext) -> Any:
+        self.prepare(ctx)
+        try:
+            return await self.wrapped(*self.args, **self.kwargs)
+        except BaseException as error:
+            self.native = error
+            raise
 
     def failed(self, error: BaseException) -> BaseException:
         return error if error is self.native else escaping(error)
@@ -119,7 +139,9 @@ class _Call:
 def _bypassed(instance: Any) -> bool:
     """No tool hook would run, or an outer layer (another adapter's tool wrapping this call)
     already decided this very call (which this call site then claims)."""
-    return not tool_hooks_active() or decided_outside(instance.function.name, FRAMEWORK, instance.arguments or {})
+    return hooks_off.get()[0] or not (chains[P.PRE_TOOL_CALL] or chains[P.POST_TOOL_CALL] or chains[_WRAP_TOOL] or
+                                      registry._open_scopes and any_hooks(_TOOL_POINTS)) or \
+        decided_outside(instance.function.name, FRAMEWORK, instance.arguments or {})  # `tool_hooks_active()` inlined
 
 
 def _refused_external(instance: Any) -> Any:
@@ -135,23 +157,13 @@ def execute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str
     """``FunctionCall.execute()`` (also on the worker thread of an async run)."""
     if not (registry._global or registry._open_scopes):  # nothing registered anywhere: straight through
         return wrapped(*args, **kwargs)
-    refused = _refused_external(instance)
-    if refused is not None:
-        return refused
+    if type(getattr(instance.function, "entrypoint", None)) is Refused:
+        return _refused_external(instance)
     if _bypassed(instance):
         return wrapped(*args, **kwargs)
-    call = _Call(instance)
-
-    def run(ctx: ToolCallHookContext) -> Any:
-        call.prepare(ctx)
-        try:
-            return wrapped(*args, **kwargs)
-        except BaseException as error:  # AgentRunException (StopAgentRun ...) stays Agno's
-            call.native = error
-            raise
-
+    call = _Call(wrapped, instance, args, kwargs)
     try:
-        return tool_call(call.ctx, run, _ToolShape(instance))
+        return tool_call(call.ctx, call.run, call)
     except BaseException as error:
         raise call.failed(error) from None
 
@@ -170,17 +182,8 @@ async def _aexecute(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: 
         return refused
     if _bypassed(instance):
         return await wrapped(*args, **kwargs)
-    call = _Call(instance)
-
-    async def run(ctx: ToolCallHookContext) -> Any:
-        call.prepare(ctx)
-        try:
-            return await wrapped(*args, **kwargs)
-        except BaseException as error:
-            call.native = error
-            raise
-
+    call = _Call(wrapped, instance, args, kwargs)
     try:
-        return await atool_call(call.ctx, run, _ToolShape(instance))
+        return await atool_call(call.ctx, call.arun, call)
     except BaseException as error:
         raise call.failed(error) from None

@@ -22,7 +22,7 @@ from typing import Any
 from hookport.adapters._sdk_tools import refusal_text, run_fields
 from hookport.calls import ToolShape, atool_call, outer_layer_dispatched_tool, tool_hooks_active
 from hookport.contexts import InterceptionContext, ToolCallHookContext
-from hookport.decisions import body_layer, body_must_decide
+from hookport.decisions import body_layer, decided_outside, in_decided_call
 from hookport.dispatch import adispatch
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
@@ -46,12 +46,12 @@ def _field(item: Any, *names: str) -> Any:
 
 def result_text(result: Any) -> str | None:
     """The text of a ``CallToolResult``: its text blocks, joined (other blocks: their JSON)."""
-    content = _field(result, "content")
+    content = result.get("content") if isinstance(result, dict) else getattr(result, "content", None)
     if content is None:
         return None if result is None else str(result)
     parts = []
-    for block in content:
-        text = _field(block, "text")
+    for block in content:  # `_field(block, "text")`, inline: it runs on every hooked call
+        text = block.get("text") if isinstance(block, dict) else getattr(block, "text", None)
         parts.append(text if isinstance(text, str) else _dumped(block))
     return "".join(parts)
 
@@ -73,8 +73,7 @@ def text_result(text: str, is_error: bool) -> Any:
 class MCPResultShape(ToolShape[Any]):
     """MCP results: text blocks; a refusal is an error result the caller's agent reads as the answer."""
 
-    def text(self, result: Any) -> str | None:
-        return result_text(result)
+    text = staticmethod(result_text)  # type: ignore[assignment]  # no frame in between
 
     def replace(self, result: Any, text: str) -> Any:
         return text_result(text, bool(_field(result, "is_error", "isError")) if result is not None else False)
@@ -90,11 +89,12 @@ SHAPE = MCPResultShape()
 
 
 def _bound(args: Args, kwargs: Kwargs) -> tuple[str, dict[str, Any] | None, Args, Kwargs]:
+    if not kwargs:  # the usual call, ``call_tool(name, arguments)``: no dict built
+        return args[0], (args[1] if len(args) > 1 else None), args[2:], kwargs
     name = args[0] if args else kwargs.get("name")
     arguments = args[1] if len(args) > 1 else kwargs.get("arguments")
-    rest_args = args[2:]
     rest_kwargs = {k: v for k, v in kwargs.items() if k not in ("name", "arguments")}
-    return name, arguments, rest_args, rest_kwargs
+    return name, arguments, args[2:], rest_kwargs
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -104,9 +104,10 @@ def _copied(arguments: Any) -> dict[str, Any]:
     """The caller's arguments, copied so a hook's edits never reach the caller's dict (deeply only
     when a value is not a scalar: the common case stays cheap)."""
     copied = dict(arguments or {})
-    if all(isinstance(value, _SCALARS) for value in copied.values()):
-        return copied
-    return copy.deepcopy(copied)
+    for value in copied.values():  # a loop, not all(genexpr): no generator frame per value
+        if not isinstance(value, _SCALARS):
+            return copy.deepcopy(copied)
+    return copied
 
 
 def _hooked_call(wrapped: Callable[..., Awaitable[Any]], session: Any, args: Args, kwargs: Kwargs) -> Awaitable[Any]:
@@ -130,7 +131,7 @@ def call_tool(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Args,
     if not tool_hooks_active():
         return wrapped(*args, **kwargs)
     name = args[0] if args else kwargs.get("name")
-    if outer_layer_dispatched_tool(name, FRAMEWORK):
+    if decided_outside(name, FRAMEWORK) if name is not None else in_decided_call():  # an outer adapter's call
         return wrapped(*args, **kwargs)
     return _hooked_call(wrapped, instance, args, kwargs)
 
@@ -186,7 +187,7 @@ def send_request(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Ar
     if found is None:
         return wrapped(*args, **kwargs)
     inner, params = found
-    if not body_must_decide(params.name, REQUEST_LAYER, params.arguments):
+    if decided_outside(params.name, REQUEST_LAYER, params.arguments):  # body_must_decide, its idle check done
         return wrapped(*args, **kwargs)
     rest_kwargs = {k: v for k, v in kwargs.items() if k != "request"}
     return _hooked_request(wrapped, instance, request, inner, params, tuple(args[1:]), rest_kwargs)

@@ -78,6 +78,7 @@ class OpenAIAgentsAdapter(Adapter):
             Target(_TOOLS, "_invoke_function_tool_with_metadata", _tools.invoke_function_tool, _TOOL, "async"),
             # the second line of defence: each local tool body, when the tool is built and when a run lists it
             Target(_TOOLS, "FunctionTool.__post_init__", _bodies.constructed, _TOOL),
+            Target(_TOOLS, "FunctionTool.__copy__", _bodies.copied, _TOOL),
             Target(_TOOLS, "CustomTool.__post_init__", _bodies.constructed, _TOOL),
             Target(_TOOLS, "ShellTool.__post_init__", _bodies.constructed, _TOOL),
             Target(_TOOLS, "LocalShellTool.__init__", _bodies.constructed, _TOOL),

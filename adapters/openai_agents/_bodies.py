@@ -12,7 +12,8 @@ routes. So each tool object's body is wrapped where the SDK is handed it:
   `EditorGuard`) or ``__init__`` (``LocalShellTool``), which
   every path takes: ``@function_tool``, ``Agent.as_tool``, MCP tools (the SDK
   builds a ``FunctionTool`` per MCP tool and turn), ``copy.copy`` /
-  ``dataclasses.replace`` of a tool;
+  ``dataclasses.replace`` of a tool (``FunctionTool.__copy__`` keeps the original's body as it
+  is: a guarded one is re-bound to the copy, one set after the original was built stays itself);
 - when a run lists an agent's tools (``AgentBase.get_all_tools``, every turn),
   for tools built before hookport was installed.
 
@@ -28,6 +29,7 @@ tool's own output. Uninstall puts every body back (`unguard_all`).
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import functools
 import json
@@ -231,8 +233,12 @@ _guarded: list[weakref.ref[Any]] = []
 _live = [64]
 
 
-def guard(tool: Any) -> None:
-    """Guard `tool`'s body, once (a body guarded for another tool, copied into this one, is re-bound)."""
+def guard(tool: Any, copy_of_unguarded: bool = False) -> None:
+    """Guard `tool`'s body, once (a body guarded for another tool, copied into this one, is re-bound).
+
+    `copy_of_unguarded`: `tool` is a copy (``FunctionTool.__copy__``) of a tool whose body is not
+    guarded (set after it was built): the copy keeps the very body the SDK gave it, as the
+    original does, until a run lists it."""
     kind = _kind_of(type(tool))
     if kind is None:
         return
@@ -244,6 +250,8 @@ def guard(tool: Any) -> None:
         if body._self_tool() is tool:
             return
         body = body.__wrapped__
+    elif copy_of_unguarded:
+        return
     guarded = make(body, tool)
     if guarded is not body:
         tool.__dict__[attribute] = guarded
@@ -280,12 +288,30 @@ def unguard_all() -> None:
 
 
 def constructed(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
-    """``__post_init__`` / ``__init__`` of a tool class: the new tool's body is guarded."""
+    """``__post_init__`` / ``__init__`` of a tool class: the new tool's body is guarded.
+
+    Inside ``FunctionTool.__copy__`` (`copied`) it is the SDK re-normalising a copy made from the
+    original's attributes: see `guard`'s `copy_of_unguarded`."""
     result = wrapped(*args, **kwargs)
     tool = instance if instance is not None else (args[0] if args else None)
     if tool is not None:
-        guard(tool)
+        guard(tool, copy_of_unguarded=_copying.get() is False)
     return result
+
+
+_copying: contextvars.ContextVar[bool | None] = contextvars.ContextVar("hookport_openai_agents_copying",
+                                                                      default=None)
+"""Inside ``FunctionTool.__copy__``: whether the original's body is guarded (None: not copying)."""
+
+
+def copied(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``FunctionTool.__copy__``: the copy's body is guarded when the original's is (`guard`)."""
+    original = instance if instance is not None else (args[0] if args else None)
+    token = _copying.set(isinstance(getattr(original, "__dict__", {}).get("on_invoke_tool"), _Guard))
+    try:
+        return wrapped(*args, **kwargs)
+    finally:
+        _copying.reset(token)
 
 
 async def _listed(wrapped: Any, args: Args, kwargs: Kwargs) -> Any:

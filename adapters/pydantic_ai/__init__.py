@@ -7,32 +7,28 @@ Where each point fires:
 
 | point | Pydantic AI call site |
 |---|---|
-| EXECUTION_START / INPUT / OUTPUT / EXECUTION_END | ``wrap_run`` of hookport's capability, for the outermost ``Agent.run`` / ``run_sync`` / ``run_stream`` / ``iter`` |
-| AGENT_TURN_START / AGENT_TURN_END ``kind="agent_turn"`` | ``wrap_run``, once per agent run (nested runs too), named by the agent's ``name`` |
+| EXECUTION_START / INPUT / OUTPUT / EXECUTION_END | the run's root ``CombinedCapability.wrap_run``, around its innermost handler, for the outermost ``Agent.run`` / ``run_sync`` / ``run_stream`` / ``iter`` |
+| AGENT_TURN_START / AGENT_TURN_END ``kind="agent_turn"`` | the same ``wrap_run``, once per agent run (nested runs too), named by the agent's ``name`` |
 | PRE_STEP / POST_STEP ``kind="node"`` | ``UserPromptNode.run``, ``ModelRequestNode.run``, ``CallToolsNode.run`` (``pydantic_ai._agent_graph``) |
-| PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``request`` / ``request_stream`` of the model serving each request, wrapped in ``wrap_model_request`` |
-| PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ``wrap_tool_execute`` (function tools, toolsets, MCP; not output tools) |
+| PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``request`` / ``request_stream`` of the model serving each request, swapped in by the innermost handler of ``CombinedCapability.wrap_model_request`` |
+| PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | the innermost handler of ``CombinedCapability.wrap_tool_execute`` (function tools, toolsets, MCP; not output tools) |
 | PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL (tool body) | every toolset class's own ``call_tool`` that runs tools (``FunctionToolset``, MCP toolsets, an app's ``AbstractToolset``), guarded at install and as new classes are defined: a tool run no call site decided dispatches there |
 
-Native or patched, and why. Pydantic AI has its own hook system, capabilities
-(``pydantic_ai.capabilities.AbstractCapability``), with the same method set from
-1.107 to 2.68. It can express proceed, mutate, replace and abort for runs, model
-requests and tool executions, so those points join it. Every agent built while
-the adapter is installed and a hook is registered for those points gets one
-`HookportCapability` next to the capabilities Pydantic AI injects itself
-(``pydantic_ai.agent._inject_auto_capabilities``, called by ``Agent.__init__``
-and ``Agent.override``); any other agent gets one per run through
-``Agent.iter(capabilities=...)`` (every entry point goes through ``iter``) while
-such a hook is registered. Per agent where possible, because Pydantic AI
-resolves a run's extra capabilities on every run (an empty one costs ~25% of a
-short run, one held by the agent a few percent); not on agents built with no
-hook registered, because even an idle capability costs each of their runs about
-10%. A run that starts with no hook registered gets an idle capability from
-``for_run``. After ``uninstall()`` the agents that hold one let everything through.
-The model points go one level deeper than ``wrap_model_request`` itself: that
-hook may call its handler only once (2.x), and a wrap hook's retry must re-issue
-the real request, so it swaps in a ``WrapperModel`` around the serving model
-(``request_context.model`` is a documented, writable field).
+Patched, one level below Pydantic AI's own hook system, and why. Pydantic AI's
+capabilities (``pydantic_ai.capabilities.AbstractCapability``) can express proceed,
+mutate, replace and abort for runs, model requests and tool executions, and every
+run, request and tool execution goes through the run's root capability, a
+``CombinedCapability`` (1.107 to 2.68), which chains its members' ``wrap_*`` hooks
+around a handler. hookport wraps that handler (`_joins`, `_runs.wrap_run`): the
+innermost place, after every capability of the run (a durable-execution one, one
+that swaps the model) did its part, for agents built before or after install and
+inside ``Agent.override``. It is not a capability of its own because Pydantic AI
+pays for every capability in a run at every lifecycle hook (a ``RunContext`` copy
+each, whether it defines the hook or not): a no-op one adds about 1,230 calls and 8%
+to a short run. The model points go one level deeper than ``wrap_model_request``
+itself: that hook may call its handler only once (2.x), and a wrap hook's retry must
+re-issue the real request, so the handler swaps in a ``WrapperModel`` around the
+serving model (``request_context.model`` is a documented, writable field).
 
 Steps are patched on the node classes instead of joining ``wrap_node_run``: in
 1.107 and 2.0 a bare ``async for node in agent_run`` does not fire
@@ -55,57 +51,23 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from hookport.adapters._base import Adapter, InstallReport, Target
-from hookport.points import InterceptionPoint
+from hookport.points import ExtensionPoint, InterceptionPoint
 
-from hookport.adapters.pydantic_ai._state import (
-    ACTIVE,
-    NATIVE_POINTS,
-    buffered_streaming,
-    native_hooks_registered,
-    set_stream_mode,
-    stream_mode,
-)
+from hookport.adapters.pydantic_ai._joins import close_model_gate, model_request, open_model_gate, tool_execute
+from hookport.adapters.pydantic_ai._runs import wrap_run
+from hookport.adapters.pydantic_ai._state import ACTIVE, buffered_streaming, set_stream_mode, stream_mode
 from hookport.adapters.pydantic_ai._steps import node_step
 
 __all__ = ["PydanticAIAdapter", "buffered_streaming", "set_stream_mode", "stream_mode"]
 
 P = InterceptionPoint
+E = ExtensionPoint
 _GRAPH = "pydantic_ai._agent_graph"
+_COMBINED = "pydantic_ai.capabilities.combined"
 _STEPS = (P.PRE_STEP, P.POST_STEP)
-
-
-def _inject(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``_inject_auto_capabilities(capabilities)`` (``Agent.__init__``, ``Agent.override``): ours joins
-    them when a hook is registered for its points (with none, even an idle capability costs a run ~10%)."""
-    result = wrapped(*args, **kwargs)
-    capabilities = args[0] if args else kwargs.get("capabilities")
-    if ACTIVE.on and isinstance(capabilities, list) and native_hooks_registered():
-        from hookport.adapters.pydantic_ai._capability import HookportCapability, holds
-
-        if not holds(capabilities):
-            capabilities.append(HookportCapability())
-    return result
-
-
-def _add_capability(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``Agent.iter(...)`` of an agent that holds none (built before install, or before any hook
-    was registered): hookport's capability for this run,
-    when a hook is registered for one of its points (a run's extra capability is not free)."""
-    if ACTIVE.on and native_hooks_registered():
-        from hookport.adapters.pydantic_ai._capability import HookportCapability, holds
-
-        if not holds(_run_root(instance)):
-            kwargs["capabilities"] = [*(kwargs.get("capabilities") or ()), HookportCapability()]
-    return wrapped(*args, **kwargs)
-
-
-def _run_root(agent: Any) -> Any:
-    """The capabilities a run of `agent` starts from: an ``override(spec=...)``'s root while one is in
-    force (built when the override began, with or without hookport's), else the agent's own."""
-    override = getattr(agent, "_override_root_capability", None)
-    chosen = override.get() if override is not None else None
-    root = chosen.value if chosen is not None else getattr(agent, "_root_capability", None)
-    return getattr(root, "capabilities", None) or ()
+_RUN = (P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END, E.AGENT_TURN_START, E.AGENT_TURN_END)
+_MODEL = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, E.WRAP_MODEL_CALL)
+_TOOL = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, E.WRAP_TOOL_CALL)
 
 
 class PydanticAIAdapter(Adapter):
@@ -118,8 +80,9 @@ class PydanticAIAdapter(Adapter):
 
     def targets(self) -> Sequence[Target]:
         return (
-            Target("pydantic_ai.agent", "_inject_auto_capabilities", _inject, NATIVE_POINTS, "sync"),
-            Target("pydantic_ai.agent", "Agent.iter", _add_capability, NATIVE_POINTS, "async"),
+            Target(_COMBINED, "CombinedCapability.wrap_run", wrap_run, _RUN, "async"),
+            Target(_COMBINED, "CombinedCapability.wrap_model_request", model_request, _MODEL, "async"),
+            Target(_COMBINED, "CombinedCapability.wrap_tool_execute", tool_execute, _TOOL, "async"),
             Target(_GRAPH, "UserPromptNode.run", node_step, _STEPS, "async"),
             Target(_GRAPH, "ModelRequestNode.run", node_step, _STEPS, "async"),
             Target(_GRAPH, "CallToolsNode.run", node_step, _STEPS, "async"),
@@ -127,9 +90,9 @@ class PydanticAIAdapter(Adapter):
 
     def activate(self, report: InstallReport) -> None:
         ACTIVE.on = True
-        report.native = sorted(p.value for p in NATIVE_POINTS)
         super().activate(report)
         self.when_imported("pydantic_ai.agent", _guard_tool_bodies)  # its import has loaded every toolset
+        self.when_imported(_COMBINED, open_model_gate)
 
     def deactivate(self) -> None:
         ACTIVE.on = False
@@ -137,6 +100,7 @@ class PydanticAIAdapter(Adapter):
         from hookport.adapters.pydantic_ai._bodies import GUARDS
 
         GUARDS.remove_all()
+        close_model_gate()
 
 
 def _guard_tool_bodies(_module: Any) -> None:

@@ -3,11 +3,11 @@
 Pydantic AI runs a tool by awaiting ``toolset.call_tool(name, tool_args, ctx, tool)``:
 ``FunctionToolset`` for function tools (``@agent.tool``, ``tools=[...]``, ``Tool``
 objects), the MCP toolsets, an app's own ``AbstractToolset``. hookport's call site is
-the capability's ``wrap_tool_execute``, which a run has only when a hook existed as it
-started; a path the capability misses (a deny registered mid-run with no hook before,
-a tool the app calls through the toolset itself, a future release's route) meets this
-guard. The guard is on the class's own ``call_tool``: every ``AbstractToolset``
-subclass that exists at install and every one defined later (``__init_subclass__``),
+the handler of the root capability's ``wrap_tool_execute`` (`_joins`); a path it misses
+(a tool the app calls through the toolset itself, a root capability of the app's that
+does not chain its handler, a future release's route) meets this guard. The guard is on
+the class's own ``call_tool``: every ``AbstractToolset`` subclass that exists at install
+and every one defined later (``__init_subclass__``),
 except those that only hand the call on to another toolset (wrappers, combined,
 dynamic) and those that run nothing here (external / deferred tools, output tools).
 

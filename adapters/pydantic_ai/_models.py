@@ -1,8 +1,8 @@
 """PRE_MODEL_CALL / POST_MODEL_CALL (and the wrap hooks) around the real model request.
 
-`HookedModel` is a Pydantic AI `WrapperModel` that the adapter's capability puts
-in front of whatever model serves a request (``wrap_model_request`` may change
-``request_context.model``), so every `Model` is covered -- providers,
+`HookedModel` is a Pydantic AI `WrapperModel` that the innermost handler of the run's
+``CombinedCapability.wrap_model_request`` (`_joins`) puts in front of whatever model serves a
+request (``request_context.model`` is writable), so every `Model` is covered -- providers,
 `FunctionModel`, `TestModel`, fallback models -- and hooks run around the model's
 own ``request`` / ``request_stream``, once per request:
 
@@ -151,6 +151,12 @@ class HookedModel(WrapperModel):
 # the two are set after the class exists: no second layer of each on every request.
 HookedModel.request = HookedModel._request  # type: ignore[method-assign]
 HookedModel.request_stream = HookedModel._request_stream  # type: ignore[method-assign]
+
+
+def cannot_stream(request_context: Any, model: Model) -> bool:
+    """A streamed request to a model with no ``request_stream`` of its own: left as it is, so Pydantic AI
+    refuses it with its own ``UserError`` (it checks the serving model's class) and the model is never called."""
+    return bool(getattr(request_context, "streaming", False)) and type(model).request_stream is Model.request_stream
 
 
 def _sent(messages: list[ModelMessage], lazy: LazyView[Conversation], ctx: LLMCallHookContext) -> list[ModelMessage]:

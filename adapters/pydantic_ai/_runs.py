@@ -1,10 +1,12 @@
-"""Executions: ``Agent.run`` / ``run_sync`` / ``run_stream`` / ``iter``, through ``Agent.iter``.
+"""Executions and agent turns: ``Agent.run`` / ``run_sync`` / ``run_stream`` / ``iter``.
 
-Every entry point goes through ``Agent.iter``; the adapter's wrapper only adds a
-`HookportCapability` to the run's ``capabilities=``. The execution itself is fired from
-the capability's ``wrap_run``, which encloses the whole run however it is driven (a
-streamed run ends when its stream is consumed or closed):
+Every agent run (nested ones too) goes through its root capability's
+``CombinedCapability.wrap_run(run_ctx, handler=...)``, which encloses the whole run however
+it is driven (a streamed run ends when its stream is consumed or closed). `wrap_run` wraps
+the ``handler`` it is given, the innermost step of that chain (see `_joins` for why no
+capability of hookport's is in the run), while a hook is registered as the run starts:
 
+- AGENT_TURN_START / AGENT_TURN_END around every agent run, named by the agent's ``name``;
 - EXECUTION_START / INPUT before the first node, for the outermost run only;
   an INPUT hook's new prompt is handed to the run's ``UserPromptNode`` (see `_steps`);
 - OUTPUT / EXECUTION_END(completed) with the ``AgentRunResult``; a replacement is the
@@ -15,14 +17,16 @@ streamed run ends when its stream is consumed or closed):
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any
 
 from hookport import boundary
 from hookport.answers import register_answer_type
+from hookport.reentry import is_suppressed
 
-from hookport.adapters.pydantic_ai._state import FRAMEWORK
+from hookport.adapters.pydantic_ai._state import ACTIVE, FRAMEWORK, agent_fields, enter_agent, run_hooks_registered
 
 
 class _Prompt:
@@ -52,6 +56,36 @@ def replaced_prompt(node_prompt: Any) -> tuple[bool, Any]:
         return False, node_prompt
     held.applied = True
     return True, held.value
+
+
+def wrap_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Awaitable[Any]:
+    """``CombinedCapability.wrap_run(ctx, *, handler)``: the run points around its innermost handler (the
+    run body), when a hook is registered for a point of the run, its model requests or its tools as
+    the run starts (the execution gives them the run's id); otherwise the run as it is."""
+    handler = kwargs.get("handler")
+    if ACTIVE.on and handler is not None and run_hooks_registered() and not is_suppressed():
+        ctx = args[0] if args else kwargs.get("ctx")
+        kwargs["handler"] = lambda: _agent_run(ctx, handler)
+    return wrapped(*args, **kwargs)  # type: ignore[no-any-return]
+
+
+async def _agent_run(ctx: Any, handler: Callable[[], Awaitable[Any]]) -> Any:
+    if not ACTIVE.on or is_suppressed():
+        return await handler()
+    fields = agent_fields(ctx.agent)
+    enter_agent(fields)
+    return await execution(fields, ctx.prompt, lambda: _turn(fields, ctx.prompt, handler))
+
+
+async def _turn(agent: dict[str, Any], prompt: Any, handler: Callable[[], Awaitable[Any]]) -> Any:
+    name = agent.get("agent_role")
+    fields = {k: v for k, v in agent.items() if k != "framework"}
+    prompt = prompt_sent(prompt)
+    await boundary.apre_step(FRAMEWORK, boundary.AGENT_TURN, name, prompt, point=boundary.TURN_START, **fields)
+    started = time.perf_counter()
+    result = await handler()
+    return await boundary.apost_step(FRAMEWORK, boundary.AGENT_TURN, name, result, started=started,
+                                     point=boundary.TURN_END, **fields)
 
 
 async def execution(fields: dict[str, Any], prompt: Any, body: Callable[[], Awaitable[Any]]) -> Any:

@@ -20,18 +20,19 @@ from hookport.registry import any_hooks
 FRAMEWORK = "pydantic-ai"
 
 P = InterceptionPoint
-NATIVE_POINTS: tuple[Any, ...] = (
+RUN_POINTS: tuple[Any, ...] = (
     P.EXECUTION_START, P.INPUT, P.OUTPUT, P.EXECUTION_END,
     ExtensionPoint.AGENT_TURN_START, ExtensionPoint.AGENT_TURN_END,
     P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL,
     P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL,
 )
-"""Served through hookport's capability (`_capability.HookportCapability`)."""
+"""The points of a run, its model requests and its tools: a run starting with a hook registered for one
+of them opens an execution (the run's id, which their contexts carry)."""
 
 
-def native_hooks_registered() -> bool:
-    """Whether a hook is registered (here, scoped ones included) for a point the capability serves."""
-    return any_hooks(NATIVE_POINTS)
+def run_hooks_registered() -> bool:
+    """Whether a hook is registered (here, scoped ones included) for a point of `RUN_POINTS`."""
+    return any_hooks(RUN_POINTS)
 
 
 StreamMode = Literal["passthrough", "buffered"]
@@ -39,7 +40,7 @@ _MODES = ("passthrough", "buffered")
 
 
 class _Switch:
-    """Whether the adapter is installed: capabilities handed to runs that outlive an
+    """Whether the adapter is installed: the handlers hookport wrapped for runs that outlive an
     uninstall (an ``agent.iter`` still open) let everything through from then on."""
 
     __slots__ = ("on",)

@@ -1,9 +1,10 @@
-"""PRE_TOOL_CALL / POST_TOOL_CALL (and the wrap hooks) in ``wrap_tool_execute``.
+"""PRE_TOOL_CALL / POST_TOOL_CALL (and the wrap hooks) around ``wrap_tool_execute``'s handler.
 
 Pydantic AI runs every tool call -- function tools, toolsets, MCP servers -- through
-its ``ToolManager``, which calls the capabilities' ``wrap_tool_execute`` with the
+its ``ToolManager``, which calls the root capability's ``wrap_tool_execute`` with the
 validated arguments and a ``handler`` that executes the tool (output tools are
-left out by Pydantic AI itself). hookport's sequence sits in that hook:
+left out by Pydantic AI itself). hookport's sequence sits around that handler, inside every
+capability's ``wrap_tool_execute`` (`_joins`):
 
 - PRE hooks see the validated arguments as a dict copy; edits go to ``handler``;
 - a refusal returns the refusal text as the tool's result: the model receives it as

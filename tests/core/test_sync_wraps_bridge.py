@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import sys
+import threading
 import time
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -26,6 +27,8 @@ set_by_tool: contextvars.ContextVar[str] = contextvars.ContextVar("set_by_tool",
 CANCEL_MESSAGE_REACHES_THE_AWAITER = sys.version_info >= (3, 11)
 """Python 3.10 delivers ``task.cancel(msg)``'s message to the cancelled coroutine but raises a bare
 ``CancelledError`` in the code awaiting the task; 3.11 carries the message there too."""
+CANCEL_REQUESTS_ARE_VISIBLE = sys.version_info >= (3, 11)
+"""``Task.cancelling`` (3.11+) tells the bridge a cancel reached the call; 3.10 has no such record."""
 
 
 def passthrough(ctx: ToolCallHookContext, call_next: Any) -> Any:
@@ -190,3 +193,95 @@ def test_a_hook_that_calls_again_after_the_cancel_is_refused_and_leaves_nothing_
 
     asyncio.run(main())
     assert attempts == ["ran"]
+
+
+def _filtered_passthrough(ctx: ToolCallHookContext, call_next: Any) -> Any:
+    return call_next(ctx)
+
+
+async def _async_passthrough(ctx: ToolCallHookContext, call_next: Any) -> Any:
+    return await call_next(ctx)
+
+
+@pytest.mark.parametrize("hook", ["none", "plain def", "def with a filter", "async def"])
+def test_an_awaitable_the_call_returns_passes_through_unawaited(hook: str) -> None:
+    """A tool whose result is itself an awaitable keeps it: no wrap hook's chain awaits it
+    (the Agents SDK's ``test_sync_function_preserves_awaitable_result``)."""
+    if hook == "plain def":
+        register_hook(W, passthrough)
+    elif hook == "def with a filter":
+        register_hook(W, _filtered_passthrough, tools=["archive"])
+    elif hook == "async def":
+        register_hook(W, _async_passthrough)
+
+    async def twelve() -> int:
+        return 12
+
+    async def main() -> None:
+        awaitable = twelve()
+
+        async def tool(ctx: ToolCallHookContext) -> Any:
+            return awaitable
+
+        returned = await hooked(tool)
+        assert returned is awaitable
+        assert await returned == 12
+
+    asyncio.run(asyncio.wait_for(main(), 10))
+
+
+class LateFailure(BaseException):
+    """A tool's own fatal error, raised while it winds down after a cancel."""
+
+
+async def fail_when_cancelled(cancelled: asyncio.Event, ticks: int, error: BaseException) -> NoReturn:
+    """A tool's endless wait that, once cancelled, takes `ticks` loop steps to wind down and then
+    fails with `error` (the Agents SDK's late fatal sibling; tests/adapters/openai_agents uses it too)."""
+    try:
+        await asyncio.Future()
+    except asyncio.CancelledError as cancel:
+        cancelled.set()
+        for _ in range(ticks):
+            await asyncio.sleep(0)
+        raise error from cancel
+    raise AssertionError("unreachable")
+
+
+@pytest.mark.parametrize("ticks", [1, 20])
+@pytest.mark.parametrize("hook", ["none", "plain def"])
+def test_a_failure_the_call_raises_after_a_cancel_ends_the_task_at_once(hook: str, ticks: int) -> None:
+    """A cancelled call that raises its own error while winding down ends the caller's task as
+    soon as it raises, whatever the hooks still do on their worker: the framework waiting for its
+    cancelled siblings (the Agents SDK only waits while they make progress on the loop) sees that
+    error, not a task waiting for a thread."""
+    lingering = threading.Event()
+
+    def lingers(ctx: ToolCallHookContext, call_next: Any) -> Any:
+        try:
+            return call_next(ctx)
+        finally:
+            lingering.wait(10)  # the hook's own work after the call, on the worker
+
+    if hook == "plain def":
+        register_hook(W, lingers)
+    cancelled = asyncio.Event()
+
+    async def tool(ctx: ToolCallHookContext) -> str:
+        await fail_when_cancelled(cancelled, ticks, LateFailure(f"late-{ticks}"))
+
+    async def main() -> None:
+        task = asyncio.ensure_future(hooked(tool))
+        await asyncio.sleep(0.2)
+        task.cancel()
+        for _ in range(ticks + 10):
+            if task.done():
+                break
+            await asyncio.sleep(0)
+        ended_at_once = task.done()
+        lingering.set()
+        assert cancelled.is_set()
+        assert ended_at_once or (hook != "none" and not CANCEL_REQUESTS_ARE_VISIBLE)
+        with pytest.raises(LateFailure, match=f"late-{ticks}"):
+            await asyncio.wait_for(task, 5)
+
+    asyncio.run(asyncio.wait_for(main(), 10))

@@ -147,3 +147,21 @@ def test_the_refusal_the_model_reads(harness: Any, stream: bool, dialect: str) -
     assert runs == []
     assert requests[-1][-1] == {"role": "tool", "tool_call_id": "call_1",
                                 "content": f"Error: Tool call purge_records was refused: {reason}"}
+
+
+def test_post_model_call_reads_the_answer_as_its_text_property_does() -> None:
+    """The response shape reads the usual one-message, one-content answer without the property's
+    generators; every shape of answer must still read as ``ChatResponse.text`` does."""
+    from agent_framework import ChatResponse, Content, Message
+
+    from hookport.adapters.agent_framework._requests import CHAT_SHAPE
+
+    def answer(*contents: Any) -> ChatResponse:
+        return ChatResponse(messages=[Message(role="assistant", contents=list(contents))])
+
+    call = Content.from_function_call(call_id="c1", name="add_numbers", arguments="{}")
+    answers = [answer(Content.from_text("  five \n")), answer(call), answer(Content.from_text("a"), Content.from_text("b")),
+               answer(), ChatResponse(messages=[]),
+               ChatResponse(messages=[Message(role="assistant", contents=[Content.from_text("x")]),
+                                      Message(role="assistant", contents=[Content.from_text("y")])])]
+    assert [CHAT_SHAPE.text(a) for a in answers] == [a.text for a in answers] == ["five", "", "a b", "", "", "x\ny"]

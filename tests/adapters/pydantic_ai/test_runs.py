@@ -72,44 +72,48 @@ def test_input_replacement_reaches_the_model(harness: Any) -> None:
 
 def test_an_agent_built_before_install_is_hooked_and_uninstall_leaves_nothing() -> None:
     pytest.importorskip("pydantic_ai")
+    from pydantic_ai.capabilities.combined import CombinedCapability
+
     was_installed = "pydantic-ai" in adapters.installed()
     adapters.uninstall("pydantic-ai")
+    gate = CombinedCapability.__dict__.get("_has_wrap_model_request")  # 2.x: Pydantic AI's own, restored
     record = _Record([Turn.call("add_numbers", a=2, b=3), Turn.final("done")])
     agent = make_agent(record, "early")  # built before install
     fired: list[str] = []
     on(P.PRE_TOOL_CALL)(lambda ctx: fired.append(ctx.tool_name))
+    on(P.PRE_MODEL_CALL)(lambda ctx: fired.append("model"))
     try:
         adapters.install("pydantic-ai")
         agent.run_sync("go")
-        assert fired == ["add_numbers"]
+        assert fired == ["model", "add_numbers", "model"]
         adapters.uninstall("pydantic-ai")
         fired.clear()
         agent.run_sync("go")
         assert fired == [] and len(record.tool_runs) == 2
-        caps: list[str] = []
-        agent._root_capability.apply(lambda c: caps.append(type(c).__name__))  # noqa: SLF001
-        assert "HookportCapability" not in caps
+        assert _hookport_capabilities(agent) == []
+        assert CombinedCapability.__dict__.get("_has_wrap_model_request") is gate
     finally:
         if was_installed:
             adapters.install("pydantic-ai")
 
 
-def _capability_names(agent: Any) -> list[str]:
+def _hookport_capabilities(agent: Any) -> list[str]:
     names: list[str] = []
-    agent._root_capability.apply(lambda c: names.append(type(c).__name__))  # noqa: SLF001
+    agent._root_capability.apply(  # noqa: SLF001
+        lambda c: names.append(type(c).__name__) if type(c).__module__.startswith("hookport") else None)
     return names
 
 
-def test_an_agent_built_with_no_hook_holds_no_capability_and_is_hooked_once_hooks_exist(
-        pydantic_ai_adapter: Any) -> None:
-    """An idle capability costs every run; an agent built before any hook holds none,
-    and a hook registered later still fires (per run, through ``Agent.iter``)."""
+def test_no_agent_holds_a_capability_of_hookports_and_every_agent_is_hooked(pydantic_ai_adapter: Any) -> None:
+    """Every capability in a run costs each of its lifecycle hooks, so hookport joins below them: an agent
+    built before any hook and one built with a hook registered hold none of hookport's, and both are
+    hooked (a hook registered after the agent was built too)."""
     record = _Record([Turn.call("add_numbers", a=2, b=3), Turn.final("done")])
     idle_agent = make_agent(record, "idle")
-    assert "HookportCapability" not in _capability_names(idle_agent)
     fired: list[str] = []
-    register_hook(P.PRE_TOOL_CALL, lambda ctx: fired.append(ctx.tool_name))
+    register_hook(P.PRE_TOOL_CALL, lambda ctx: fired.append(f"{ctx.agent_role}:{ctx.tool_name}"))
     idle_agent.run_sync("go")
-    assert fired == ["add_numbers"]
-    hooked_agent = make_agent(_Record([Turn.final("done")]), "hooked")  # built with a hook registered
-    assert "HookportCapability" in _capability_names(hooked_agent)
+    hooked_agent = make_agent(_Record([Turn.call("add_numbers", a=1, b=1), Turn.final("done")]), "hooked")
+    hooked_agent.run_sync("go")
+    assert fired == ["idle:add_numbers", "hooked:add_numbers"]
+    assert _hookport_capabilities(idle_agent) == [] and _hookport_capabilities(hooked_agent) == []
