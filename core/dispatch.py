@@ -123,7 +123,26 @@ def dispatch(point: Point | str, ctx: C) -> C:
         hooks = hooks_for(point)
     if not hooks or hooks_off.get()[0]:
         return ctx
-    return run_hooks(point, ctx, hooks)  # type: ignore[arg-type]
+    if events.subscribers or settings.timeout is not None:
+        return _run_observed(point, ctx, hooks)  # type: ignore[arg-type]
+    # `run_hooks`' lean loop, written out here: a dispatch with hooks is the engine's hottest path
+    running = [True]  # `hook_running()`, inline
+    hooks_off.set(running)
+    try:
+        for hook in hooks:
+            try:
+                result = hook(ctx)
+                if result is not None:
+                    _apply(point, ctx, hook, result)
+            except HookAborted as aborted:
+                if aborted.source is None:
+                    aborted.source = original_of(hook)
+                raise
+            except Exception as error:
+                _failed(_resolved(point), ctx, hook, error, hooks, 0.0, False, None, False)  # type: ignore[arg-type]
+    finally:
+        running[0] = False
+    return ctx
 
 
 class _Ready:
@@ -222,13 +241,14 @@ def _resolved(point: object) -> Point:
 
 async def arun_hooks(point: Point, ctx: C, hooks: tuple[HookFn, ...]) -> C:
     """Run an already resolved chain on an async call site."""
-    point = _resolved(point)
+    point = ALIASES.get(point) or resolve_point(point)
     reducer = REDUCERS.get(point, _replace_payload)
     timed = bool(events.subscribers)
     started = perf_counter() if timed else 0.0
     failures: Optional[_Failures] = None
     modified: list[str] = []
-    running = hook_running()  # this task's own flag: sibling tasks never see it
+    running = [True]  # this task's own flag (`hook_running()`, inline): sibling tasks never see it
+    hooks_off.set(running)
     try:
         for hook in hooks:
             try:
