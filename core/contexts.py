@@ -44,13 +44,7 @@ class InterceptionContext:
         metadata: dict[str, Any] | None = None,
     ) -> None:
         self.payload = payload
-        self.agent = agent
-        self.agent_role = agent_role if agent_role is not None else _role_of(agent)
-        self.task = task
-        self.crew = crew
-        self.flow = flow
-        self.framework = framework
-        self.metadata = metadata if metadata is not None else {}
+        set_shared_fields(self, agent, agent_role, task, crew, flow, framework, metadata)
 
     @property
     def run_id(self) -> str | None:
@@ -81,6 +75,19 @@ class InterceptionContext:
         return input().strip()
 
 
+def set_shared_fields(ctx: InterceptionContext, agent: Any, agent_role: str | None, task: Any, crew: Any,
+                      flow: Any, framework: str | None, metadata: dict[str, Any] | None) -> None:
+    """The fields every context shares, set directly (a context is built per call: subclasses and
+    adapters' own contexts call this rather than the base ``__init__``'s keyword chain)."""
+    ctx.agent = agent
+    ctx.agent_role = agent_role if agent_role is not None else _role_of(agent)
+    ctx.task = task
+    ctx.crew = crew
+    ctx.flow = flow
+    ctx.framework = framework
+    ctx.metadata = metadata if metadata is not None else {}
+
+
 class LLMCallHookContext(InterceptionContext):
     """PRE_MODEL_CALL / POST_MODEL_CALL.
 
@@ -107,6 +114,8 @@ class LLMCallHookContext(InterceptionContext):
         framework: str | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> None:
+        # Every field is set here, not through the base __init__'s keyword chain: one context is
+        # built per model call, and the chain was about half its cost.
         self.messages = messages if messages is not None else []
         self.llm = llm
         self.iterations = iterations
@@ -114,16 +123,7 @@ class LLMCallHookContext(InterceptionContext):
         self.executor = executor
         self.duration_ms: float | None = None
         """After the call: how long the model call took (wrap hooks and retries included)."""
-        super().__init__(
-            _UNSET,
-            agent=agent,
-            agent_role=agent_role,
-            task=task,
-            crew=crew,
-            flow=flow,
-            framework=framework,
-            metadata=metadata,
-        )
+        set_shared_fields(self, agent, agent_role, task, crew, flow, framework, metadata)
 
     @property  # type: ignore[override]
     def payload(self) -> Any:
@@ -159,11 +159,32 @@ class LazyMessagesContext(LLMCallHookContext):
 
     __slots__ = ("_build", "_as_built", "_keep_copy")
 
-    def __init__(self, build: Callable[[], list[dict[str, Any]]], *, keep_copy: bool = True, **fields: Any) -> None:
+    def __init__(
+        self,
+        build: Callable[[], list[dict[str, Any]]],
+        *,
+        keep_copy: bool = True,
+        llm: Any = None,
+        iterations: int = 0,
+        response: str | None = None,
+        executor: Any = None,
+        agent: Any = None,
+        agent_role: str | None = None,
+        task: Any = None,
+        crew: Any = None,
+        flow: Any = None,
+        framework: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
         self._build: Optional[Callable[[], list[dict[str, Any]]]] = build
         self._as_built: list[dict[str, Any]] = []
         self._keep_copy = keep_copy
-        super().__init__(_UNSET, **fields)
+        self.llm = llm
+        self.iterations = iterations
+        self.response = response
+        self.executor = executor
+        self.duration_ms = None
+        set_shared_fields(self, agent, agent_role, task, crew, flow, framework, metadata)
 
     @property  # type: ignore[override]
     def messages(self) -> list[dict[str, Any]]:
@@ -265,16 +286,7 @@ class ToolCallHookContext(InterceptionContext):
         """True when the adapter runs this tool itself, so `WRAP_TOOL_CALL` hooks run around it (set
         by `hookport.calls.tool_call`); False where the call is only seen on the wire (the SDK
         adapters), where a wrap hook cannot answer it in the tool's place."""
-        super().__init__(
-            _UNSET,
-            agent=agent,
-            agent_role=agent_role,
-            task=task,
-            crew=crew,
-            flow=flow,
-            framework=framework,
-            metadata=metadata,
-        )
+        set_shared_fields(self, agent, agent_role, task, crew, flow, framework, metadata)
 
     @property  # type: ignore[override]
     def payload(self) -> Any:

@@ -14,7 +14,10 @@ tests the env runs, recorded with each result), when the env's definition in tox
 first. After each env (or each batch of ``--jobs`` envs run by ``tox run-parallel``) its
 result replaces its entry in compat.json and compat-matrix.md is rendered again, so an
 interrupted run keeps everything it finished. Every outcome is recorded: passed, failed
-(with the failing scenarios), could not install (with the resolver's reason). Standard
+(with the failing scenarios), could not install (with the resolver's reason). A run that
+was killed or interrupted mid-way (a signal, pytest's session cut short: scripts/
+interrupted.py) is not an outcome: its partial junit and record are ignored, the env keeps
+its recorded result (or stays "not run") and the next run runs it again. Standard
 library only: it imports no hookport, so CI's gather job runs it on a bare Python.
 
 The `peer` envs (a framework's own tests without and with hookport, scripts/peer.py) are
@@ -218,6 +221,8 @@ class Matrix:
     markdown: Path
 
     def __post_init__(self) -> None:
+        self.unfinished: dict[str, str] = {}
+        """The envs the last merge was asked for that left no result, and why (an interrupted run)."""
         self.parser = read_tox_ini(self.tox_ini)
         self.declared = declared_envs(self.parser)
         self.peers = declared_peers(self.parser)
@@ -244,13 +249,16 @@ class Matrix:
         cutoff = dependency_cutoff(self.parser)
         merged: list[EnvResult] = []
         fresh: list[EnvResult | PeerResult] = []
+        self.unfinished = {}
         for env in self.declared:
             result = env_result(env, self.results, runs) if env.name in wanted else None
+            if result is not None and not result.has_result:
+                self.unfinished[env.name] = result.detail or "interrupted?"
             if result is not None and result.has_result:
                 result.code_digest, result.env_digest = self.digests[env.name]
                 result.dependency_cutoff = cutoff
                 fresh.append(result)
-            else:  # not asked for, or its run left nothing (interrupted): the recorded result stands
+            else:  # not asked for, or its run left nothing or was stopped mid-way: the recorded result stands
                 result = previous.get(env.name) or env_result(env, self.results / "(none)", {})
                 result.labels, result.declared_python = env.labels, env.python
             merged.append(result)
@@ -264,6 +272,8 @@ class Matrix:
         rows = []
         for env in self.peers:
             row = peer_result(env, self.results, runs) if env.name in wanted else None
+            if row is not None and not row.has_result:
+                self.unfinished[env.name] = row.detail or "interrupted?"
             if row is not None and row.has_result:
                 row.code_digest, row.env_digest = self.digests[env.name]
                 row.dependency_cutoff = cutoff
@@ -352,7 +362,8 @@ def run(matrix: Matrix, planned: Sequence[Planned], jobs: int, tox: str) -> list
         for env in envs:
             clear_results(matrix.results, env)
         result_json = matrix.results / ("tox-" + envs[0] + ".json" if len(envs) == 1 else f"tox-batch-{number}.json")
-        say(f"running {', '.join(envs)} ({len(done) + len(envs)} of {len(planned)})")
+        started = min(number * max(1, jobs), len(planned))
+        say(f"running {', '.join(envs)} ({started} of {len(planned)})")
         subprocess.run(tox_command(tox, envs, jobs, result_json), cwd=matrix.tox_ini.parent, check=False)
         fresh = matrix.merge(envs, result_json)
         if len(envs) > 1:  # the per-env outcomes are in compat.json now; a later batch must not read these
@@ -360,7 +371,8 @@ def run(matrix: Matrix, planned: Sequence[Planned], jobs: int, tox: str) -> list
         for result in fresh:
             say(f"{result.env}: {outcome_text(result)}")
         for env in sorted(set(envs) - {result.env for result in fresh}):
-            say(f"{env}: left no result (interrupted?); its recorded result stands")
+            why = matrix.unfinished.get(env, "interrupted?")
+            say(f"{env}: left no result ({why}); its recorded result stands")
         done += fresh
     return done
 

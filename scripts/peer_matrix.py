@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from interrupted import interruption
+
 LABEL = "peer"
 COMMAND = re.compile(r"scripts/peer\.py\s+(?P<framework>[\w.-]+)")
 PIN = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==(?P<version>\S+)$")
@@ -110,7 +112,10 @@ def peer_result(declared: PeerEnv, results: Path, tox_runs: dict[str, dict[str, 
             record = json.loads(record_file.read_text(encoding="utf-8"))
         except ValueError:
             record = {}
-    if record.get("tests"):
+    stopped = interruption({}, tox_run)  # peer.py writes its record only at the end: tox tells a kill
+    if stopped is not None:  # killed mid-way: whatever it left is no result
+        result.detail = f"interrupted: {stopped}"
+    elif record.get("tests"):
         result.status = "ran"
         result.distribution = record.get("distribution") or distribution
         result.version = record.get("version") or version

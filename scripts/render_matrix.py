@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from interrupted import interruption
 from peer_matrix import compat_rows, load_peers, to_rows
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -322,6 +323,10 @@ def env_result(declared: DeclaredEnv, results: Path, tox_runs: dict[str, dict[st
         result.date = record.get("date")
     tox_run = tox_runs.get(declared.name) or {}
     result.freeze = list(tox_run.get("installed_packages") or [])
+    stopped = interruption(record, tox_run)
+    if stopped is not None:  # whatever it left is partial: not a result
+        result.detail = f"interrupted: {stopped}"
+        return result
     if xml.is_file():
         result.status = "ran"
         result.scenarios, collection_error = read_junit(xml, declared.framework)

@@ -7,6 +7,10 @@ load). When pytest writes ``--junitxml=<dir>/<env>.xml`` this plugin writes
 the env (the framework, its companions, wrapt, pydantic, pytest), the Python
 version and the date. `scripts/render_matrix.py` reads both files.
 
+When the session ends, its exit status is added to the record: a record without
+one, or with pytest's INTERRUPTED, is a run stopped mid-way, which
+`scripts/matrix.py` records as not run (scripts/interrupted.py), never as a result.
+
 ``HOOKPORT_MATRIX_PINS`` (space-separated ``dist==version``, set by the
 generated tox envs) are checked before any test runs: an env that did not
 install exactly what its name says must not publish results under that name.
@@ -109,3 +113,13 @@ def pytest_configure(config: pytest.Config) -> None:
             f"{name}: pinned {m['pinned']}, installed {m['installed']}" for name, m in record["pin_mismatches"].items()
         )
         raise pytest.UsageError(f"this env did not install its pins ({details}); refusing to run")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The summary: the session ran to its end, with this exit status (INTERRUPTED on Ctrl-C)."""
+    path = record_path(session.config)
+    if path is None or hasattr(session.config, "workerinput") or not path.is_file():
+        return
+    record = json.loads(path.read_text(encoding="utf-8"))
+    record["exitstatus"] = int(exitstatus)
+    path.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")

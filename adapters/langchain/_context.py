@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hookport.contexts import InterceptionContext, LLMCallHookContext, ToolCallHookContext
+from hookport.contexts import LLMCallHookContext, ToolCallHookContext, set_shared_fields
 
 from hookport.adapters.langchain._messages import carry_back, snapshot
 
@@ -52,7 +52,7 @@ class LazyLLMContext(LLMCallHookContext):
         self.response = None
         self.executor = None
         self.duration_ms = None
-        _shared_fields(self, agent, agent_role, framework, metadata)
+        set_shared_fields(self, agent, agent_role, None, None, None, framework, metadata)
 
     def _get_messages(self) -> list[Any]:
         value = _SLOT.__get__(self, LLMCallHookContext)
@@ -111,16 +111,4 @@ class LangChainToolContext(ToolCallHookContext):
         self.refused = False
         self.refusal = None
         self.wrappable = False
-        _shared_fields(self, agent, agent_role, framework, metadata)
-
-
-def _shared_fields(ctx: InterceptionContext, agent: Any, agent_role: str | None, framework: str,
-                   metadata: dict[str, Any]) -> None:
-    """The fields of `InterceptionContext` (payload is a property of the model and tool contexts)."""
-    ctx.agent = agent
-    ctx.agent_role = agent_role
-    ctx.task = None
-    ctx.crew = None
-    ctx.flow = None
-    ctx.framework = framework
-    ctx.metadata = metadata
+        set_shared_fields(self, agent, agent_role, None, None, None, framework, metadata)

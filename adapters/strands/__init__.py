@@ -50,7 +50,6 @@ nothing retries it.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -87,12 +86,16 @@ class StrandsAdapter(Adapter):
     """The layered tests (tests/conformance/test_layered.py) run Strands' ``OpenAIModel`` on the
     openai SDK (strands-agents[openai] wants ``openai<3`` on 1.62)."""
     not_offered: ClassVar[frozenset[InterceptionPoint]] = frozenset()
+    _app_classes: Any = None
+    """The app's tool classes this instance guards (`_bodies.AppToolClasses`), made with its targets."""
 
     def targets(self) -> Sequence[Target]:
         # the wrappers' modules import no framework (Strands is imported inside functions only), so
         # they are handed over directly: no lazy hop on every call
         from hookport.adapters.strands import _bodies, _models, _runs, _tools
 
+        if self._app_classes is None:
+            self._app_classes = _bodies.AppToolClasses()
         step, body = _runs.event_loop_step, _bodies.tool_body
         return (
             Target(_AGENT, "Agent.stream_async", _runs.run_entry, _RUN, "astream"),
@@ -102,24 +105,19 @@ class StrandsAdapter(Adapter):
             Target(_LOOP, "stream_messages", _models.model_request, _MODEL, "astream"),
             Target("strands.tools.executors._executor", "ToolExecutor._stream", _tools.tool_run, _TOOL, "astream"),
             *(Target(module, path, body, _TOOL, "astream") for module, path in _BODIES),
-            Target("strands.tools.registry", "ToolRegistry.register_tool", _bodies.register_tool, _TOOL),
+            Target("strands.tools.registry", "ToolRegistry.register_tool", self._app_classes.register_tool, _TOOL),
         )
 
     def deactivate(self) -> None:
         super().deactivate()
-        if "hookport.adapters.strands._bodies" in sys.modules:
-            sys.modules["hookport.adapters.strands._bodies"].APP_CLASSES.restore()
+        if self._app_classes is not None:
+            self._app_classes.restore()  # the classes another installed instance holds stay guarded
 
     def activate(self, report: InstallReport) -> None:
-        super().activate(report)
+        super().activate(report)  # (its targets() made `_app_classes`)
+        classes = self._app_classes
         self.when_imported("strands.agent.agent_result", _register_answers)
-        self.when_imported("strands.agent._agent_as_tool", _guard_agents_as_tools)
-
-
-def _guard_agents_as_tools(module: Any) -> None:
-    from hookport.adapters.strands._bodies import APP_CLASSES
-
-    APP_CLASSES.guard_class(module._AgentAsTool)
+        self.when_imported("strands.agent._agent_as_tool", lambda module: classes.guard_class(module._AgentAsTool))
 
 
 def _register_answers(module: Any) -> None:

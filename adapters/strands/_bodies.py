@@ -12,7 +12,7 @@ site decided claims it and stays silent (one PRE and one POST per call).
 
 The built-in tool classes are patched by class (the adapter's ``_BODIES``); a class of the app's own
 (an ``AgentTool`` subclass) is patched when a registry first registers one of its tools,
-and unpatched by uninstall like the others.
+and unpatched when the last adapter instance that guards it is uninstalled (`AppToolClasses`).
 """
 
 from __future__ import annotations
@@ -69,12 +69,17 @@ async def _guarded(wrapped: Any, name: str, tool_use: dict[str, Any], args: tupl
 
 
 class AppToolClasses:
-    """The tool classes guarded when they appear (the app's own ``AgentTool`` subclasses, at
-    registration; ``_AgentAsTool``, at its import on the releases that have it), until uninstall."""
+    """The tool classes one adapter instance guards as they appear (the app's own ``AgentTool``
+    subclasses, at registration; ``_AgentAsTool``, at its import on the releases that have it),
+    until that instance is uninstalled.
+
+    The patch itself is shared by every instance (`_HELD`: one wrapper per class, and who holds
+    it): two adapters in one process guard a class once, and uninstalling one leaves the class
+    guarded while the other still holds it.
+    """
 
     def __init__(self) -> None:
-        self._patched: dict[type, Any] = {}
-        self._lock = threading.Lock()
+        self._mine: set[type] = set()
 
     def guard(self, tool: Any) -> None:
         """Patch the ``stream`` of `tool`'s class where that class defines it, once (a subclass of a
@@ -83,29 +88,38 @@ class AppToolClasses:
 
     def guard_class(self, cls: type) -> None:
         owner = next((c for c in cls.__mro__ if "stream" in c.__dict__), None)
-        if owner is None or owner in self._patched:
+        if owner is None or owner in self._mine:
             return
-        stream = owner.__dict__["stream"]
-        if isinstance(stream, wrapt.FunctionWrapper) or getattr(stream, "__isabstractmethod__", False):
-            return  # a built-in class (patched by its target) or the abstract AgentTool
-        with self._lock:
-            if owner not in self._patched:
-                self._patched[owner] = stream
+        with _LOCK:
+            held = _HELD.get(owner)
+            if held is None:
+                stream = owner.__dict__["stream"]
+                if isinstance(stream, wrapt.FunctionWrapper) or getattr(stream, "__isabstractmethod__", False):
+                    return  # a built-in class (patched by its target) or the abstract AgentTool
+                held = _HELD[owner] = (stream, set())
                 setattr(owner, "stream", wrapt.FunctionWrapper(stream, tool_body))
+            held[1].add(self)
+            self._mine.add(owner)
 
     def restore(self) -> None:
-        with self._lock:
-            for cls, original in self._patched.items():
-                setattr(cls, "stream", original)
-            self._patched.clear()
+        """Let go of this instance's classes; a class no other instance holds gets its own ``stream`` back."""
+        with _LOCK:
+            for owner in self._mine:
+                original, holders = _HELD[owner]
+                holders.discard(self)
+                if not holders:
+                    setattr(owner, "stream", original)
+                    del _HELD[owner]
+            self._mine.clear()
+
+    def register_tool(self, wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """``ToolRegistry.register_tool(tool)``: every tool an agent will run, its class guarded first."""
+        tool = args[0] if args else kwargs.get("tool")
+        if tool is not None:
+            self.guard(tool)
+        return wrapped(*args, **kwargs)
 
 
-APP_CLASSES = AppToolClasses()
-
-
-def register_tool(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``ToolRegistry.register_tool(tool)``: every tool an agent will run, its class guarded first."""
-    tool = args[0] if args else kwargs.get("tool")
-    if tool is not None:
-        APP_CLASSES.guard(tool)
-    return wrapped(*args, **kwargs)
+_HELD: dict[type, tuple[Any, set[AppToolClasses]]] = {}
+"""Each guarded class -> its own ``stream`` and the adapter instances that hold its guard."""
+_LOCK = threading.Lock()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import threading
 
 import pytest
 
@@ -15,15 +14,7 @@ from hookport import InterceptionPoint, ToolCallHookContext, dispatch, events, o
 from hookport.canonical import args_sha256, call_digest, canonical_json
 from hookport.counters import LocalCounters, counter_store, use_counter_store
 from hookport.outcomes import report
-
-
-def in_threads(work, count: int) -> None:
-    """Run `work` in `count` threads at once and wait for them all."""
-    threads = [threading.Thread(target=work) for _ in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+from tests.support.counters import assert_concurrent_adds_all_count, in_threads
 
 
 def test_an_execution_has_a_fresh_run_id_unless_named():
@@ -122,13 +113,7 @@ def test_reported_outcomes_ride_on_the_dispatch_event_once(hookport_clean):
 
 def test_local_counters_count_per_run_atomically_and_forget():
     store = LocalCounters()
-
-    def bump() -> None:
-        for _ in range(1000):
-            store.add("r", "tool:send_email")
-
-    in_threads(bump, 4)
-    assert store.get("r", "tool:send_email") == 4000
+    assert_concurrent_adds_all_count(store, lambda: store, "r", "tool:send_email", threads=4, adds=1000)
     assert store.get("other", "tool:send_email") == 0
     store.forget("r")
     assert store.get("r", "tool:send_email") == 0

@@ -4,14 +4,43 @@ It writes what a real env leaves in .tox/results (the junit file, the matrix plu
 tox's --result-json; for a `peer-` env, scripts/peer.py's record) and appends each env it was asked for to ``calls.log``. Environment
 variables name envs that fail a scenario (FAKE_TOX_FAIL), cannot install (FAKE_TOX_UNINSTALLABLE)
 or are interrupted before leaving anything (FAKE_TOX_DIE), each comma-separated.
+
+``FAKE_TOX_REAL=<env>:<how>`` runs a real pytest for that env instead (a small test file, the real
+matrix plugin, ``--junitxml``), as tox's test command would, and stops it mid-way: ``complete``
+lets it finish; ``interrupt`` sends its pytest SIGINT after the first test (pytest writes a partial
+junit file and ends its session as INTERRUPTED); ``kill`` SIGKILLs that pytest mid-test, then this
+tox itself dies of SIGTERM, leaving no --result-json (a CI timeout, a ``kill`` of the run).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+REAL_TESTS = """
+import os, pathlib, signal, time
+
+def test_first():
+    pass
+
+def test_second():
+    how = os.environ["FAKE_PYTEST_STOP"]
+    if how == "interrupt":
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(30)
+    elif how == "kill":
+        pathlib.Path("started").write_text("the second test is running")
+        time.sleep(30)
+
+def test_third():
+    pass
+"""
 
 UNINSTALLABLE = (
     "  x No solution found when resolving dependencies:\n"
@@ -39,8 +68,31 @@ def write_results(results: Path, env: str, failing: bool) -> None:
         "python": "3.12.1" if env.endswith("-py312") else "3.11.7",
         "packages": {"wrapt": "2.5.2"},
         "date": "2026-12-02T00:00:00+00:00",
+        "exitstatus": int(failing),
     }
     (results / f"{env}.json").write_text(json.dumps(record))
+
+
+def real_pytest(results: Path, env: str, how: str) -> int:
+    """Run a real pytest with the matrix plugin as `env`'s test command, stopped as `how` says; its return code."""
+    work = results.parent / f"pytest-{env}"
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "test_partial.py").write_text(REAL_TESTS)
+    (work / "started").unlink(missing_ok=True)
+    command = [sys.executable, "-m", "pytest", "test_partial.py", "-p", "tests.matrix_plugin", "-p", "no:cacheprovider",
+               "-q", f"--junitxml={results / (env + '.xml')}"]
+    variables = {**os.environ, "PYTHONPATH": str(ROOT), "HOOKPORT_HARNESS": "", "HOOKPORT_MATRIX_PINS": "",
+                 "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # only the matrix plugin: a quick start
+                 "FAKE_PYTEST_STOP": how}
+    pytest = subprocess.Popen(command, cwd=work, env=variables, stdout=subprocess.DEVNULL)
+    if how == "kill":
+        while not (work / "started").exists() and pytest.poll() is None:
+            time.sleep(0.05)
+        pytest.kill()
+        pytest.wait()
+        os.kill(os.getpid(), signal.SIGTERM)  # tox itself is killed: no --result-json
+        time.sleep(30)
+    return pytest.wait()
 
 
 def write_peer_record(results: Path, env: str, failing: bool) -> None:
@@ -74,6 +126,11 @@ def main(args: list[str]) -> int:
             log.write(env + "\n")
         if env in named("FAKE_TOX_DIE"):
             return 130
+        real = dict(item.split(":", 1) for item in named("FAKE_TOX_REAL") if ":" in item)
+        if env in real:
+            code = real_pytest(results, env, real[env])
+            runs[env] = {"result": {"exit_code": int(code != 0)}, "test": [{"retcode": code}]}
+            continue
         if env in named("FAKE_TOX_UNINSTALLABLE"):
             setup = [{"run_id": "install_deps", "retcode": 1, "err": UNINSTALLABLE}]
             runs[env] = {"result": {"exit_code": 1}, "setup": setup}

@@ -20,6 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 
+import interrupted  # noqa: E402
 import matrix  # noqa: E402
 import render_matrix  # noqa: E402
 
@@ -196,6 +197,47 @@ def test_an_interrupted_run_keeps_what_it_finished_and_the_recorded_rest(checkou
     assert after["alpha-1.0.0-py312"] == before["alpha-1.0.0-py312"]  # the interrupted env keeps its old result
     assert after["beta-2.0.0"]["totals"]["failed"] == 0  # ran again and passed this time
     assert after["beta-2.0.0"]["code_digest"] != before["beta-2.0.0"]["code_digest"]
+
+
+@pytest.mark.parametrize("how", ["interrupt", "kill"])
+def test_a_run_killed_mid_way_is_never_recorded_as_a_result(checkout: Path, how: str) -> None:
+    """A real pytest (the real matrix plugin, --junitxml) stopped mid-way: SIGINT after its first test
+    (a partial junit file with one passed test), or SIGKILL mid-test and then tox killed by SIGTERM."""
+    results = checkout / ".tox" / "results"
+    run_script(checkout, FAKE_TOX_FAIL="beta-2.0.0")
+    before = recorded(checkout)
+    (checkout / "adapters" / "beta_sdk" / "__init__.py").write_text("# beta's adapter changed: beta is stale\n")
+    done = run_script(checkout, FAKE_TOX_REAL=f"beta-2.0.0:{how}", FAKE_TOX_FAIL="")
+    assert "beta-2.0.0: left no result (interrupted: " in done.stderr, done.stderr
+    record = json.loads((results / "beta-2.0.0.json").read_text())
+    assert record["env"] is None and record["pins"] == {}  # the plugin really ran and wrote its record
+    if how == "interrupt":  # what a partial run leaves: a junit file that would read as a clean pass
+        cases = render_matrix.ET.parse(results / "beta-2.0.0.xml").iter("testcase")
+        assert [c.get("name") for c in cases if c.get("name")] == ["test_first"] and record["exitstatus"] == 2
+    else:
+        assert "exitstatus" not in record and not (results / "beta-2.0.0.xml").exists()
+    after = recorded(checkout)
+    assert after["beta-2.0.0"] == before["beta-2.0.0"]  # its recorded (failed) result stands, digests and all
+    m = the_matrix(checkout)
+    assert [p.env for p in matrix.plan(m.declared, m.previous(), m.digests)] == ["beta-2.0.0"]  # runs again next
+
+
+def test_a_killed_env_with_no_earlier_result_stays_not_run_and_a_finished_one_is_recorded(checkout: Path) -> None:
+    done = run_script(checkout, FAKE_TOX_REAL="alpha-1.0.0:interrupt,beta-2.0.0:complete")
+    envs = recorded(checkout)
+    assert envs["alpha-1.0.0"]["status"] == "not run" and not any(envs["alpha-1.0.0"]["totals"].values()), done.stderr
+    assert envs["beta-2.0.0"]["status"] == "ran" and envs["beta-2.0.0"]["totals"]["passed"] == 3  # the twin
+    m = the_matrix(checkout)
+    assert [(p.env, p.reason) for p in matrix.plan(m.declared, m.previous(), m.digests)] == [("alpha-1.0.0", "never ran")]
+
+
+def test_a_test_command_killed_from_outside_is_interrupted_and_a_crash_of_its_own_is_a_result(checkout: Path) -> None:
+    finished = {"exitstatus": 1}
+    assert "SIGTERM" in interrupted.interruption(finished, {"test": [{"retcode": -15}]})
+    assert "SIGINT" in interrupted.interruption(finished, {"test": [{"retcode": 130}]})
+    assert interrupted.interruption({}, {"test": [{"retcode": -11}]}) is None  # SIGSEGV: "crashed", a result
+    assert interrupted.interruption(finished, {"test": [{"retcode": 1}]}) is None
+    assert interrupted.interruption({"pin_mismatches": {"a": {}}}, {}) is None  # "pins not installed"
 
 
 def test_jobs_run_batches_in_parallel_and_merge_each_batch(checkout: Path) -> None:

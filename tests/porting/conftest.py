@@ -19,11 +19,17 @@ from typing import Any
 import pytest
 
 from hookport import adapters
-from hookport.points import Point
-from tests.conformance.conftest import load_harness, selected_harnesses
+from hookport.points import ExtensionPoint, Point
+from tests.conformance.conftest import load_harness, require, selected_harnesses
 from tests.conformance.harness import Harness
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
+DECLARED_BY = {
+    ExtensionPoint.AGENT_TURN_START: "turns__once_per_agent_turn",
+    ExtensionPoint.AGENT_TURN_END: "turns__once_per_agent_turn",
+}
+"""The conformance scenario whose ``not_offered`` entry in a harness declares that its framework
+cannot offer the point (langchain-core alone has no agent loop, so no agent turns)."""
 FRAMEWORKS = ("praisonai", "langchain", "crewai", "openai-agents", "pydantic-ai", "google-adk",
               "agent-framework", "autogen", "strands", "agno", "smolagents", "dspy", "llama-index")
 
@@ -63,6 +69,8 @@ class Probe:
     Work of issue 11 that belongs to the adapters (durations, agent turns, wrap
     hooks) may not be in this tree yet: `require` reports that as an xfail
     naming the gap, and the test's own assertions run once the adapter has it.
+    A point the harness declares its framework cannot offer (`DECLARED_BY`) is
+    reported as not offered, with the harness's reason, as the conformance suite does.
     """
 
     def __init__(self, point: Point) -> None:
@@ -82,6 +90,8 @@ class Probe:
 
     def require(self, harness: Harness, *, duration: bool = False) -> None:
         if not self.durations:
+            if self.point in DECLARED_BY:
+                require(harness, DECLARED_BY[self.point])  # skips: "not offered by <framework>: <why>"
             pytest.xfail(f"the {harness.framework} adapter in this tree fires no {self.point.value} "
                          f"(issue 11, adapter side)")
         if duration and any(value is None for value in self.durations):

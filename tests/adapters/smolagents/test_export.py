@@ -22,6 +22,7 @@ from smolagents.utils import instance_to_source  # noqa: E402
 
 from tests.adapters.smolagents.harness import QUIET  # noqa: E402
 from tests.adapters.smolagents.test_adapter import ScriptedTextModel, code  # noqa: E402
+from tests.adapters.smolagents.tools import text_tool  # noqa: E402
 
 P = InterceptionPoint
 
@@ -41,12 +42,8 @@ def _shout() -> Tool:
     return shout
 
 
+@text_tool("shout_class", "Says the text louder.", text="What to say.")
 class Shout(Tool):
-    name = "shout_class"
-    description = "Says the text louder."
-    inputs = {"text": {"type": "string", "description": "What to say."}}
-    output_type = "string"
-
     def forward(self, text: str) -> str:
         return text.upper()
 

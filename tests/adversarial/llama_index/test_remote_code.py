@@ -9,8 +9,8 @@ deny) shows the code really reached the tool.
 import asyncio
 import inspect
 import json
-import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from tests.adversarial.llama_index.test_bypass import (  # noqa: E402
     REFUSAL, SimpleCodeExecutor, closure_executor, module_executor, refuse,
 )
 from tests.conformance.harness import Turn  # noqa: E402
+from tests.support.remote_log import RemoteLog  # noqa: E402
 
 P = InterceptionPoint
 DENY = pytest.mark.parametrize("deny", [False, True], ids=["twin", "deny"])
@@ -51,10 +52,10 @@ def add_numbers(a: int, b: int) -> int:
 class ProcessExecutor:
     """Runs each code action in a child Python process, the tools' source shipped ahead of it."""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: RemoteLog) -> None:
         self.tools = {"purge_records": purge_records, "add_numbers": add_numbers}
         self.source = "\n\n".join(inspect.getsource(f) for f in self.tools.values())
-        self.env = {**os.environ, "PURGE_LOG": str(log)}
+        self.env = log.env()
         self.sent: list[str] = []
 
     async def execute(self, code: str) -> str:
@@ -66,11 +67,19 @@ class ProcessExecutor:
         return output.decode()
 
 
-def purged(log: Path) -> list[str]:
-    return log.read_text().split("\n")[:-1] if log.exists() else []
+@pytest.fixture(autouse=True)
+def _installed(llama_index_adapter: object) -> Iterator[None]:
+    """The adapter installed for every test here, also when this file runs alone."""
+    yield
 
 
-def run_elsewhere(log: Path, code: str, name: str = "coder") -> tuple[ProcessExecutor, list[Any]]:
+@pytest.fixture
+def log(tmp_path: Path) -> RemoteLog:
+    """Where the child process's `purge_records` writes the tables it purged (``$PURGE_LOG``)."""
+    return RemoteLog(tmp_path / "purged.log", "PURGE_LOG")
+
+
+def run_elsewhere(log: RemoteLog, code: str, name: str = "coder") -> tuple[ProcessExecutor, list[Any]]:
     executor = ProcessExecutor(log)
     requests: list[Any] = []
     llm = scripted_llm([Turn.final(f"<execute>\n{code}\n</execute>"), Turn.final("done")], requests)
@@ -91,12 +100,12 @@ FORMS = {
 
 @DENY
 @pytest.mark.parametrize("form", list(FORMS))
-def test_code_run_elsewhere_calling_the_tool(deny: bool, form: str, tmp_path: Path) -> None:
+def test_code_run_elsewhere_calling_the_tool(deny: bool, form: str, log: RemoteLog) -> None:
     code, calls = FORMS[form]
     if deny:
         register_hook(P.PRE_TOOL_CALL, refuse, tools=["purge_records"])
-    executor, requests = run_elsewhere(tmp_path / "purged.log", code)
-    assert len(purged(tmp_path / "purged.log")) == (0 if deny else calls)
+    executor, requests = run_elsewhere(log, code)
+    assert len(log.lines()) == (0 if deny else calls)
     assert executor.sent == ([] if deny else [code])  # a refused action never leaves this process
     assert (REFUSAL in json.dumps(requests[-1])) is deny
 
@@ -110,31 +119,31 @@ HIDDEN_FORMS = {
 
 @DENY
 @pytest.mark.parametrize("form", list(HIDDEN_FORMS))
-def test_code_run_elsewhere_hiding_the_tool_is_refused(deny: bool, form: str, tmp_path: Path) -> None:
+def test_code_run_elsewhere_hiding_the_tool_is_refused(deny: bool, form: str, log: RemoteLog) -> None:
     if deny:
         register_hook(P.PRE_TOOL_CALL, refuse, tools=["purge_records"])
-    _, requests = run_elsewhere(tmp_path / "purged.log", HIDDEN_FORMS[form])
-    assert len(purged(tmp_path / "purged.log")) == (0 if deny else 1)
+    _, requests = run_elsewhere(log, HIDDEN_FORMS[form])
+    assert len(log.lines()) == (0 if deny else 1)
     assert (HIDDEN in json.dumps(requests[-1])) is deny
 
 
-def test_an_argument_based_deny_sees_the_literal_arguments(tmp_path: Path) -> None:
+def test_an_argument_based_deny_sees_the_literal_arguments(log: RemoteLog) -> None:
     def no_secret(ctx: ToolCallHookContext) -> None:
         if ctx.tool_input.get("table") == "secret":
             raise HookAborted(reason="the secret table is protected", source="test")
 
     register_hook(P.PRE_TOOL_CALL, no_secret, tools=["purge_records"])
-    run_elsewhere(tmp_path / "purged.log", "purge_records('public')")
-    run_elsewhere(tmp_path / "purged.log", "purge_records(table='secret')")
-    assert purged(tmp_path / "purged.log") == ["public"]
+    run_elsewhere(log, "purge_records('public')")
+    run_elsewhere(log, "purge_records(table='secret')")
+    assert log.lines() == ["public"]
 
 
 @DENY
-def test_scoped_deny_and_agent_filter(deny: bool, tmp_path: Path) -> None:
+def test_scoped_deny_and_agent_filter(deny: bool, log: RemoteLog) -> None:
     with scoped_hooks():
         register_scoped(P.PRE_TOOL_CALL, refuse, tools=["purge_records"], agents=["coder" if deny else "someone"])
-        run_elsewhere(tmp_path / "purged.log", "purge_records('users')")
-    assert len(purged(tmp_path / "purged.log")) == (0 if deny else 1)
+        run_elsewhere(log, "purge_records('users')")
+    assert len(log.lines()) == (0 if deny else 1)
 
 
 def test_which_executors_run_the_code_here() -> None:
@@ -142,4 +151,4 @@ def test_which_executors_run_the_code_here() -> None:
     assert runs_here(SimpleCodeExecutor(locals={}, globals={}).execute)
     assert runs_here(closure_executor({}))
     assert runs_here(module_executor)
-    assert not runs_here(ProcessExecutor(Path("unused")).execute)
+    assert not runs_here(ProcessExecutor(RemoteLog(Path("unused"), "PURGE_LOG")).execute)

@@ -8,7 +8,7 @@ the final answer raises remotely. `ProcessExecutor` is that transport to a child
 process (a persistent namespace, as a kernel keeps; offline, ``!pip install`` gives a
 package missing here an empty stand-in module), so every test runs smolagents' own
 executor code and the tools really run in another process. The tools write a line per
-run to the file ``$ARCHIVE_LOG`` names.
+run to the file ``$ARCHIVE_LOG`` names (`archive_log`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 import inspect
 import json
-import os
 import pickle
 import subprocess
 import sys
@@ -27,6 +26,9 @@ from smolagents import Tool
 from smolagents.monitoring import AgentLogger, LogLevel
 from smolagents.remote_executors import RemotePythonExecutor
 from smolagents.utils import AgentError
+
+from tests.adapters.smolagents.tools import text_tool
+from tests.support.remote_log import RemoteLog
 
 _CHILD = r"""
 import ast, contextlib, importlib.util, io, json, sys, types
@@ -74,12 +76,12 @@ _TUPLES = "return_final_answer" in _SIGNATURE
 class ProcessExecutor(RemotePythonExecutor):
     """``RemotePythonExecutor`` over a child process's stdin and stdout."""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: RemoteLog) -> None:
         super().__init__(additional_imports=[], logger=AgentLogger(LogLevel.OFF))
         self.sent: list[str] = []
         self._child = subprocess.Popen(
             [sys.executable, "-u", "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            env={**os.environ, "ARCHIVE_LOG": str(log)},
+            env=log.env(),
         )
 
     def _ask(self, code: str) -> dict[str, Any]:
@@ -113,13 +115,9 @@ class ProcessExecutor(RemotePythonExecutor):
             self._child.wait(timeout=10)
 
 
+@text_tool("archive_note", "Archive a note.", note="the note")
 class RemoteArchiveTool(Tool):
     """A tool smolagents can send: its source is self-contained (it runs in the remote process)."""
-
-    name = "archive_note"
-    description = "Archive a note."
-    inputs = {"note": {"type": "string", "description": "the note"}}
-    output_type = "string"
 
     def forward(self, note: str) -> str:
         import os
@@ -129,6 +127,6 @@ class RemoteArchiveTool(Tool):
         return "archived " + note
 
 
-def archived(log: Path) -> list[str]:
-    """The notes the remote process archived."""
-    return log.read_text().split("\n")[:-1] if log.exists() else []
+def archive_log(folder: Path) -> RemoteLog:
+    """Where the remote process's `RemoteArchiveTool` writes the notes it archived (``$ARCHIVE_LOG``)."""
+    return RemoteLog(folder / "archived.log", "ARCHIVE_LOG")

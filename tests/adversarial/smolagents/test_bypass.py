@@ -21,6 +21,7 @@ from hookport import (  # noqa: E402
 )
 from hookport.contexts import ToolCallHookContext  # noqa: E402
 from tests.adapters.smolagents.harness import SERVER, as_final_answer_calls, build_model, drain  # noqa: E402
+from tests.adapters.smolagents.tools import text_tool  # noqa: E402
 from tests.conformance.harness import ToolCall, Turn  # noqa: E402
 
 P = InterceptionPoint
@@ -71,24 +72,20 @@ def make_archive(label: str = "archive_note") -> Any:
     return archive_note
 
 
-class ArchiveTool(Tool):
-    name = "archive_note"
-    description = "Archive a note."
-    inputs = {"note": {"type": "string", "description": "the note"}}
-    output_type = "string"
+archive_tool = text_tool("archive_note", "Archive a note.", note="the note")
 
+
+@archive_tool
+class ArchiveTool(Tool):
     def forward(self, note: str) -> str:
         RUNS.append(("archive_note", note))
         return f"archived {note}"
 
 
+@archive_tool
 class LooseArchiveTool(Tool):
     """The shape of ``Tool.from_langchain`` and MCP tool collections: ``forward(*args, **kwargs)``."""
 
-    name = "archive_note"
-    description = "Archive a note."
-    inputs = {"note": {"type": "string", "description": "the note"}}
-    output_type = "string"
     skip_forward_signature_validation = True
 
     def forward(self, *args: Any, **kwargs: Any) -> str:

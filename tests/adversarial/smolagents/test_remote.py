@@ -21,8 +21,9 @@ from smolagents import CodeAgent  # noqa: E402
 from hookport import HookAborted, InterceptionPoint, adapters, register_hook, register_scoped, scoped_hooks  # noqa: E402
 from hookport.contexts import ToolCallHookContext  # noqa: E402
 from tests.adapters.smolagents.harness import SERVER, build_model  # noqa: E402
-from tests.adversarial.smolagents.remote import ProcessExecutor, RemoteArchiveTool, archived  # noqa: E402
+from tests.adversarial.smolagents.remote import ProcessExecutor, RemoteArchiveTool, archive_log  # noqa: E402
 from tests.adversarial.smolagents.test_bypass import code, refuse  # noqa: E402
+from tests.support.remote_log import RemoteLog  # noqa: E402
 
 P = InterceptionPoint
 REFUSED = "Tool 'archive_note' was refused"
@@ -35,11 +36,11 @@ def _installed(smolagents_adapter: Any) -> Iterator[None]:
 
 
 @pytest.fixture
-def log(tmp_path: Path) -> Path:
-    return tmp_path / "archived.log"
+def log(tmp_path: Path) -> RemoteLog:
+    return archive_log(tmp_path)
 
 
-def remote_agent(log: Path, name: str = "alpha") -> tuple[Any, ProcessExecutor]:
+def remote_agent(log: RemoteLog, name: str = "alpha") -> tuple[Any, ProcessExecutor]:
     agent = CodeAgent(tools=[RemoteArchiveTool()], model=build_model(SERVER), name=name, max_steps=3,
                       verbosity_level=-1)
     executor = ProcessExecutor(log)
@@ -47,7 +48,7 @@ def remote_agent(log: Path, name: str = "alpha") -> tuple[Any, ProcessExecutor]:
     return agent, executor
 
 
-def run_remote(log: Path, source: str, name: str = "alpha") -> ProcessExecutor:
+def run_remote(log: RemoteLog, source: str, name: str = "alpha") -> ProcessExecutor:
     SERVER.script([code(source), code('final_answer("done")')])
     agent, executor = remote_agent(log, name)
     try:
@@ -82,11 +83,11 @@ FORMS = {
 
 @both
 @pytest.mark.parametrize("form", list(FORMS))
-def test_remote_code_calling_the_tool(denied: bool, form: str, log: Path) -> None:
+def test_remote_code_calling_the_tool(denied: bool, form: str, log: RemoteLog) -> None:
     source, calls = FORMS[form] if isinstance(FORMS[form], tuple) else (FORMS[form], 1)
     deny(denied)
     executor = run_remote(log, source)
-    assert len(archived(log)) == (0 if denied else calls)
+    assert len(log.lines()) == (0 if denied else calls)
     assert (REFUSED in observation()) is denied
     assert (source in executor.sent) is not denied  # a refused code action is never sent
 
@@ -102,22 +103,22 @@ HIDDEN_FORMS = {
 
 @both
 @pytest.mark.parametrize("form", list(HIDDEN_FORMS))
-def test_remote_code_hiding_the_tool_is_refused(denied: bool, form: str, log: Path) -> None:
+def test_remote_code_hiding_the_tool_is_refused(denied: bool, form: str, log: RemoteLog) -> None:
     """The tool's name is not in the code: while a hook may refuse it, the code is not sent (fail closed)."""
     deny(denied)
     run_remote(log, HIDDEN_FORMS[form])
-    assert len(archived(log)) == (0 if denied else 1)
+    assert len(log.lines()) == (0 if denied else 1)
     assert (HIDDEN in observation()) is denied
 
 
-def test_hidden_code_is_sent_when_no_hook_may_refuse_the_tools(log: Path) -> None:
+def test_hidden_code_is_sent_when_no_hook_may_refuse_the_tools(log: RemoteLog) -> None:
     """No over-refusal: a deny of a tool the agent does not have leaves unreadable code alone."""
     register_hook(P.PRE_TOOL_CALL, refuse, tools=["some_other_tool"])
     run_remote(log, HIDDEN_FORMS["globals"])
-    assert archived(log) == ["weekly summary"]
+    assert log.lines() == ["weekly summary"]
 
 
-def test_an_argument_based_deny_sees_the_literal_arguments(log: Path) -> None:
+def test_an_argument_based_deny_sees_the_literal_arguments(log: RemoteLog) -> None:
     def no_secret(ctx: ToolCallHookContext) -> None:
         if ctx.tool_input.get("note") == "secret":
             raise HookAborted(reason="secret notes stay", source="test")
@@ -125,10 +126,10 @@ def test_an_argument_based_deny_sees_the_literal_arguments(log: Path) -> None:
     register_hook(P.PRE_TOOL_CALL, no_secret, tools=["archive_note"])
     run_remote(log, 'archive_note("public")')
     run_remote(log, 'archive_note(note="secret")')
-    assert archived(log) == ["public"]
+    assert log.lines() == ["public"]
 
 
-def test_computed_arguments_are_named_for_the_hook(log: Path) -> None:
+def test_computed_arguments_are_named_for_the_hook(log: RemoteLog) -> None:
     seen: list[tuple[dict[str, Any], Any, Any]] = []
 
     def record(ctx: ToolCallHookContext) -> None:
@@ -137,27 +138,27 @@ def test_computed_arguments_are_named_for_the_hook(log: Path) -> None:
     register_hook(P.PRE_TOOL_CALL, record, tools=["archive_note"])
     run_remote(log, 'n = "weekly " + "summary"\narchive_note(n)')
     assert seen == [({}, {"note": "n"}, "alpha")]
-    assert archived(log) == ["weekly summary"]
+    assert log.lines() == ["weekly summary"]
 
 
 @pytest.mark.parametrize("denied", [False, True], ids=["twin", "deny"])
-def test_scoped_deny(denied: bool, log: Path) -> None:
+def test_scoped_deny(denied: bool, log: RemoteLog) -> None:
     with scoped_hooks():
         if denied:
             register_scoped(P.PRE_TOOL_CALL, refuse, tools=["archive_note"])
         run_remote(log, 'archive_note("weekly summary")')
-    assert len(archived(log)) == (0 if denied else 1)
+    assert len(log.lines()) == (0 if denied else 1)
 
 
 @pytest.mark.parametrize("name", ["alpha", "intern"])
-def test_agent_filter(name: str, log: Path) -> None:
+def test_agent_filter(name: str, log: RemoteLog) -> None:
     """``agents=["intern"]`` refuses the intern's remote calls and only those."""
     register_hook(P.PRE_TOOL_CALL, refuse, tools=["archive_note"], agents=["intern"])
     run_remote(log, 'archive_note("weekly summary")', name=name)
-    assert len(archived(log)) == (0 if name == "intern" else 1)
+    assert len(log.lines()) == (0 if name == "intern" else 1)
 
 
-def test_post_tool_call_sees_the_remote_output(log: Path) -> None:
+def test_post_tool_call_sees_the_remote_output(log: RemoteLog) -> None:
     seen: list[tuple[str, Any]] = []
     register_hook(P.POST_TOOL_CALL, lambda ctx: seen.append((ctx.tool_name, ctx.tool_result)))
     run_remote(log, 'print(archive_note("weekly summary"))')

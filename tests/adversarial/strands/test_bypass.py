@@ -219,6 +219,51 @@ def test_body_alone_refuses_a_route_no_call_site_covers(harness: Any, deny: bool
         assert events[-1].tool_result["content"][0]["text"] == REFUSAL
 
 
+def _fresh_app_tool(record: Record) -> AgentTool:
+    """A tool of an app class no adapter guarded yet (its own ``stream``, so the class is the guarded owner)."""
+
+    class Fresh(AppTool):
+        async def stream(self, tool_use: Any, invocation_state: Any, **kwargs: Any) -> Any:
+            async for event in super().stream(tool_use, invocation_state, **kwargs):
+                yield event
+
+    spec = {"name": "purge_records", "description": "Delete every record of a table.",
+            "inputSchema": {"json": {"type": "object", "properties": {"table": {"type": "string"}}}}}
+    return Fresh(record, spec)
+
+
+@pytest.mark.parametrize("hooked", [False, True], ids=["without_hookport", "second_instance_uninstalled"])
+def test_an_app_class_stays_guarded_while_another_adapter_instance_guards_it(strands_adapter: Any,
+                                                                              hooked: bool) -> None:
+    """Two `StrandsAdapter` instances guard the app's class at registration; uninstalling the second
+    must leave the first's guard on it (the twin: no adapter at all, the same route runs the tool)."""
+    from hookport.adapters.strands import StrandsAdapter
+
+    kit.deny()
+    record = Record([])
+    second = StrandsAdapter()
+    if hooked:
+        second.install()
+    else:
+        strands_adapter.uninstall()
+    try:
+        agent = Agent(name="alpha", model=ScriptedModel(record), tools=[_fresh_app_tool(record)], callback_handler=None)
+        second.uninstall()
+        purge = agent.tool_registry.registry["purge_records"]
+
+        async def drive() -> list[Any]:
+            use = {"toolUseId": "t1", "name": "purge_records", "input": {"table": "users"}}
+            return [event async for event in purge.stream(use, {"agent": agent})]
+
+        events = asyncio.run(drive())
+    finally:
+        if not hooked:
+            strands_adapter.install()
+    assert len(purges(record)) == (0 if hooked else 1)
+    if hooked:
+        assert events[-1].tool_result["content"][0]["text"] == REFUSAL
+
+
 @DENY
 def test_parallel_tool_calls(harness: Any, deny: bool) -> None:
     deny_purge(deny)

@@ -6,7 +6,6 @@ call in its own spawned pool process, under a policy's ``[limits] max_tool_calls
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 from hookport.counters import LocalCounters, counter_store, use_counter_store
 from hookport.redis_counters import RedisCounters, store_from_url
 from tests.fleet.conftest import run_program
+from tests.support.counters import assert_concurrent_adds_all_count
 
 pytest.importorskip("redis")
 
@@ -45,17 +45,8 @@ def test_a_run_expires_after_its_ttl(redis_url: str) -> None:
 
 
 def test_adds_are_atomic_across_clients(redis_url: str, store: RedisCounters) -> None:
-    def add_many() -> None:
-        own = store_from_url(redis_url)  # a client (connection pool) of its own, as another process has
-        for _ in range(200):
-            own.add("busy", "tool")
-
-    threads = [threading.Thread(target=add_many) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert store.get("busy", "tool") == 800
+    # each thread a client (connection pool) of its own, as another process has
+    assert_concurrent_adds_all_count(store, lambda: store_from_url(redis_url), "busy", "tool", threads=4, adds=200)
 
 
 def test_urls() -> None:
