@@ -188,8 +188,9 @@ class Dialect(abc.ABC, Generic[A]):
 
     def describe(self, answer: A, calls: list[AskedCall] | None = None) -> dict[str, Any]:
         """What POST hooks find in ``ctx.metadata`` about the answer: the tool calls it asks for
-        (`calls`: `calls(answer)`, when the caller read them already)."""
-        return {"tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments}
+        (`calls`: `calls(answer)`, when the caller read them already; the hooks get copies of their
+        arguments, which PRE_TOOL_CALL reviews)."""
+        return {"tool_calls": [{"id": c.id, "name": c.name, "arguments": plain(c.arguments)}
                                for c in (self.calls(answer) if calls is None else calls)]}
 
 
