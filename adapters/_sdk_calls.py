@@ -41,7 +41,7 @@ from hookport.calls import (
     tool_hooks_active,
 )
 from hookport.contexts import LazyMessagesContext
-from hookport.points import InterceptionPoint
+from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.reentry import is_suppressed
 from hookport.registry import has_hooks
 
@@ -186,9 +186,12 @@ class Dialect(abc.ABC, Generic[A]):
     def model_of(self, kwargs: Kwargs) -> Any:
         return kwargs.get("model")
 
-    def describe(self, answer: A) -> dict[str, Any]:
-        """What POST hooks find in ``ctx.metadata`` about the answer: the tool calls it asks for."""
-        return {"tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.calls(answer)]}
+    def describe(self, answer: A, calls: list[AskedCall] | None = None) -> dict[str, Any]:
+        """What POST hooks find in ``ctx.metadata`` about the answer: the tool calls it asks for
+        (`calls`: `calls(answer)`, when the caller read them already; the hooks get copies of their
+        arguments, which PRE_TOOL_CALL reviews)."""
+        return {"tool_calls": [{"id": c.id, "name": c.name, "arguments": plain(c.arguments)}
+                               for c in (self.calls(answer) if calls is None else calls)]}
 
 
 class _Shape(ResponseShape[Any]):
@@ -244,14 +247,13 @@ def assistant_turns(messages: list[dict[str, Any]]) -> int:
     return turns
 
 
-def _iterations(messages: Callable[[], list[dict[str, Any]]]) -> int:
+def _iterations(run: Execution | None, messages: Callable[[], list[dict[str, Any]]]) -> int:
     """`ctx.iterations` of the next model call.
 
     Inside ``hookport.execution(...)`` (the application's run: its agent's execution) it is the
     number of model calls the execution has made before this one, counted here; without one, the
     model's answers the request's own conversation holds (stateless: the same for a resumed
-    conversation, in any process)."""
-    run = current_execution()
+    conversation, in any process); `run`: `current_execution()`."""
     if run is None:
         return assistant_turns(messages())
     with _CALLS_LOCK:
@@ -290,12 +292,13 @@ def _context(dialect: Dialect[Any], kwargs: Kwargs, read: _Read) -> LazyMessages
     them; with no execution, `iterations` counts the turns of `read`'s own list."""
     model = dialect.model_of(kwargs)
     own = kwargs is read.kwargs
+    run = current_execution()
     return LazyMessagesContext(
         (lambda: plain(read.messages())) if own else (lambda: dialect.messages(kwargs)),
-        llm=model, iterations=_iterations(lambda: read.messages(kwargs)), framework=dialect.framework,
+        llm=model, iterations=_iterations(run, lambda: read.messages(kwargs)), framework=dialect.framework,
         metadata={"api": dialect.api, "model": model if isinstance(model, str) else None,
                   "stream": bool(kwargs.get("stream")), "tools": kwargs.get("tools"), "kwargs": kwargs},
-        **run_fields(),
+        **run_fields(run),
     )
 
 
@@ -303,23 +306,49 @@ def _needs_buffer() -> bool:
     return has_hooks(InterceptionPoint.POST_MODEL_CALL) or tool_hooks_active()
 
 
+_WRAP = ExtensionPoint.WRAP_MODEL_CALL
+
+
+class _Asked:
+    """The tool calls of the answer `send` last received, read once for POST's ``ctx.metadata`` and
+    for PRE_TOOL_CALL. Only while no wrap hook ran: one holds the answer object after `send` and may
+    edit it, so then the calls are read again from what `model_call` returned."""
+
+    __slots__ = ("answer", "calls", "unwrapped")
+
+    def __init__(self) -> None:
+        self.answer: Any = None
+        self.calls: list[AskedCall] = []
+        self.unwrapped = not has_hooks(_WRAP)
+
+    def note(self, dialect: Dialect[Any], answer: Any) -> list[AskedCall]:
+        self.answer, self.calls = answer, dialect.calls(answer)
+        return self.calls
+
+    def of(self, dialect: Dialect[Any], answer: Any) -> list[AskedCall]:
+        """The calls of `answer`, what `model_call` returned."""
+        if answer is self.answer and self.unwrapped and not has_hooks(_WRAP):
+            return self.calls
+        return dialect.calls(answer)
+
+
 def _sender(dialect: Dialect[Any], call: Callable[..., Any], args: tuple[Any, ...], kwargs: Kwargs,
-            buffer: bool) -> Callable[[LazyMessagesContext], Any]:
+            buffer: bool, asked: _Asked) -> Callable[[LazyMessagesContext], Any]:
     def send(ctx: LazyMessagesContext) -> Any:
         sent = dialect.with_messages(kwargs, ctx.messages) if ctx.edited() else kwargs
         answer = dialect.receive(call(*args, **sent), sent, buffer)
-        ctx.metadata.update(dialect.describe(answer))
+        ctx.metadata.update(dialect.describe(answer, asked.note(dialect, answer)))
         return answer
 
     return send
 
 
 def _asender(dialect: Dialect[Any], call: Callable[..., Awaitable[Any]], args: tuple[Any, ...], kwargs: Kwargs,
-             buffer: bool) -> Callable[[LazyMessagesContext], Awaitable[Any]]:
+             buffer: bool, asked: _Asked) -> Callable[[LazyMessagesContext], Awaitable[Any]]:
     async def send(ctx: LazyMessagesContext) -> Any:
         sent = dialect.with_messages(kwargs, ctx.messages) if ctx.edited() else kwargs
         answer = await dialect.areceive(await call(*args, **sent), sent, buffer)
-        ctx.metadata.update(dialect.describe(answer))
+        ctx.metadata.update(dialect.describe(answer, asked.note(dialect, answer)))
         return answer
 
     return send
@@ -335,7 +364,7 @@ def _restored(dialect: Dialect[Any], ledger: ToolLedger, read: _Read) -> Kwargs:
         replacement = ledger.settle(key, text) if key is not None else None
         if replacement is not None and key is not None:
             settled[key] = replacement
-    return dialect.restore(kwargs, ledger, settled, keys.walk())
+    return dialect.restore(kwargs, ledger, settled, keys.walk()) if settled or ledger.puts_back else kwargs
 
 
 def _changed(ctx: LazyMessagesContext, review: Review) -> bool:
@@ -344,7 +373,7 @@ def _changed(ctx: LazyMessagesContext, review: Review) -> bool:
 
 def passthrough(ledger: ToolLedger) -> bool:
     """True when a request needs nothing from the adapter: no hook would run, nothing to put back."""
-    return _quiet() or (ledger.empty and not (model_hooks_active() or tool_hooks_active()))
+    return _quiet() or (not (model_hooks_active() or tool_hooks_active()) and ledger.empty)
 
 
 def request(dialect: Dialect[Any], ledger: ToolLedger, call: Callable[..., Any], args: tuple[Any, ...],
@@ -358,8 +387,9 @@ def request(dialect: Dialect[Any], ledger: ToolLedger, call: Callable[..., Any],
     for continuation in range(MAX_CONTINUATIONS + 1):
         sent = dialect.extend(kwargs, exchange) if exchange else kwargs
         ctx = _context(dialect, sent, read)
-        answer = model_call(ctx, _sender(dialect, call, args, sent, _needs_buffer()), _Shape(dialect, sent))
-        calls = dialect.calls(answer)
+        asked = _Asked()
+        answer = model_call(ctx, _sender(dialect, call, args, sent, _needs_buffer(), asked), _Shape(dialect, sent))
+        calls = asked.of(dialect, answer)
         review = ledger.review(calls, dialect.api, read.conversation(calls))
         if review.all_refused and continuation < MAX_CONTINUATIONS:
             exchange = exchange + dialect.exchange(answer, review)
@@ -381,14 +411,16 @@ async def arequest(dialect: Dialect[Any], ledger: ToolLedger, call: Callable[...
             replacement = await ledger.asettle(key, text) if key is not None else None
             if replacement is not None and key is not None:
                 settled[key] = replacement
-        kwargs = dialect.restore(kwargs, ledger, settled, keys.walk())
+        if settled or ledger.puts_back:
+            kwargs = dialect.restore(kwargs, ledger, settled, keys.walk())
     exchange: list[Any] = []
     for continuation in range(MAX_CONTINUATIONS + 1):
         sent = dialect.extend(kwargs, exchange) if exchange else kwargs
         ctx = _context(dialect, sent, read)
-        answer = await amodel_call(ctx, _asender(dialect, call, args, sent, _needs_buffer()),
+        asked = _Asked()
+        answer = await amodel_call(ctx, _asender(dialect, call, args, sent, _needs_buffer(), asked),
                                    _Shape(dialect, sent))
-        calls = dialect.calls(answer)
+        calls = asked.of(dialect, answer)
         review = await ledger.areview(calls, dialect.api, read.conversation(calls))
         if review.all_refused and continuation < MAX_CONTINUATIONS:
             exchange = exchange + dialect.exchange(answer, review)

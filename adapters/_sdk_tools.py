@@ -69,9 +69,14 @@ def refusal_text(name: str, reason: str) -> str:
     return f"Tool call {name} was refused: {reason}"
 
 
-def run_fields() -> dict[str, Any]:
-    """`agent` / `agent_role` of the enclosing ``hookport.execution(...)``, for the contexts."""
-    run = current_execution()
+_LOOK_UP: Any = object()
+
+
+def run_fields(run: Any = _LOOK_UP) -> dict[str, Any]:
+    """`agent` / `agent_role` of the enclosing ``hookport.execution(...)``, for the contexts (`run`:
+    `current_execution()`, when the caller has it)."""
+    if run is _LOOK_UP:
+        run = current_execution()
     if run is None:
         return {}
     return {key: run.fields[key] for key in ("agent", "agent_role", "task", "crew", "flow") if key in run.fields}
@@ -146,14 +151,18 @@ class RequestKeys:
         digest = hashlib.sha256()
         before = digest.hexdigest()[:32]
         answering = False
-        for message in messages:
+        # the digest is read only where an answer starts: the messages from the last answer on
+        # (its own, the results after it) are never hashed, the costliest part of a turn's request
+        last = max((i for i, m in enumerate(messages) if m.get("role") in _ANSWER_ROLES), default=-1)
+        for index, message in enumerate(messages):
             starts = message.get("role") in _ANSWER_ROLES
             if starts and not answering:
                 before = digest.hexdigest()[:32]
             answering = starts
             for call_id, name, arguments in calls_of(message):
                 self._keys.setdefault(call_id, []).append(call_key(api, before, call_id, name, arguments))
-            digest.update(_canonical(message).encode())
+            if index < last:
+                digest.update(_canonical(message).encode())
         self._next: dict[Any, int] = {}
         self._current: dict[Any, str] = {}
 
@@ -397,3 +406,8 @@ class ToolLedger:
     @property
     def empty(self) -> bool:
         return not (self._waiting or self._replaced or self._refusals or self._preludes)
+
+    @property
+    def puts_back(self) -> bool:
+        """True when later requests may need refused calls or preludes put back (`Dialect.restore`)."""
+        return bool(self._refusals or self._preludes)

@@ -223,8 +223,8 @@ class Messages(Dialect[MessagesAnswer]):
                is_async: bool = False) -> MessagesAnswer:
         return MessagesAnswer(result, message=whole, stream=stream, events=events, is_async=is_async)
 
-    def describe(self, answer: MessagesAnswer) -> dict[str, Any]:
-        described = super().describe(answer)
+    def describe(self, answer: MessagesAnswer, calls: list[AskedCall] | None = None) -> dict[str, Any]:
+        described = super().describe(answer, calls)
         described["tool_use"] = [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["arguments"]}
                                  for c in described["tool_calls"]]
         return described

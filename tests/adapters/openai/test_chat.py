@@ -202,3 +202,23 @@ def test_no_hooks_leaves_the_stream_alone(client: Any, server: Any) -> None:
     stream = client.chat.completions.create(model=MODEL, messages=USER, stream=True)
     assert type(stream) is openai.Stream
     assert "".join(c.choices[0].delta.content or "" for c in stream) == "plain"
+
+
+def test_post_model_hook_editing_metadata_arguments_does_not_move_the_tool_decision(client: Any, server: Any) -> None:
+    """POST_MODEL_CALL's ``ctx.metadata["tool_calls"]`` is a copy: the adapter reads an answer's calls once
+    for POST and PRE_TOOL_CALL, and PRE must still review (and the caller receive) what the model asked."""
+    server.script([two_calls(), Turn.final("done")])
+    reviewed: list[Any] = []
+
+    @on(P.POST_MODEL_CALL)
+    def scribble(ctx):  # type: ignore[no-untyped-def]
+        for call in ctx.metadata["tool_calls"]:
+            call["arguments"]["table"] = "audit_log"
+
+    @on(P.PRE_TOOL_CALL)
+    def seen(ctx):  # type: ignore[no-untyped-def]
+        reviewed.append((ctx.tool_name, dict(ctx.tool_input)))
+
+    message = client.chat.completions.create(model=MODEL, messages=USER, tools=TOOLS).choices[0].message
+    assert reviewed == [("add_numbers", {"a": 2, "b": 3}), ("purge_records", {"table": "users"})]
+    assert [json.loads(c.function.arguments) for c in message.tool_calls] == [{"a": 2, "b": 3}, {"table": "users"}]
