@@ -8,8 +8,10 @@ instruction counts do not. For each configuration of `benchmarks/adapters.py` on
 framework benchmark under valgrind's callgrind with instrumentation off until the framework is
 imported and warmed up (so start-up costs little), then counts ``--runs`` runs and, separately,
 twice as many: the difference of the two counts, divided by ``--runs``, is the instructions of
-one steady-state run, with the cost of asking callgrind for each count cancelled out. Ratios are
-to ``unpatched``. ``PYTHONHASHSEED=0`` keeps dict and set layouts the same from process to process.
+one steady-state run, with the cost of asking callgrind for each count cancelled out. Before each
+count the heap is collected and frozen (`gc.freeze`), so a collection during the count walks only
+what the counted runs allocated: otherwise one full collection of a framework's whole heap lands
+in one count or the other and moves a run's figure by millions. Ratios are to ``unpatched``. ``PYTHONHASHSEED=0`` keeps dict and set layouts the same from process to process.
 
 ``--source`` measures the hookport of another checkout of this repository (the same framework env,
 its editable install pointed there for the child process only), so a change is counted before and
@@ -21,6 +23,7 @@ Needs ``valgrind`` (with ``callgrind_control``) on PATH (Debian: ``apt-get insta
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import shutil
@@ -69,6 +72,8 @@ def _child(adapter: str, config: str, runs: int, warm_up: int, source: str) -> N
                 run()
             _callgrind("-i", "on")
             for count in (runs, 2 * runs):
+                gc.collect()
+                gc.freeze()  # what the runs allocate is all a collection in the window walks
                 _callgrind("-z")
                 for _ in range(count):
                     run()
