@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from hookport.adapters._sdk_tools import refusal_text, run_fields
+from hookport.boundary import current_execution
 from hookport.calls import ToolShape, atool_call, outer_layer_dispatched_tool, tool_hooks_active
 from hookport.contexts import InterceptionContext, ToolCallHookContext
 from hookport.decisions import body_layer, decided_outside, in_decided_call
@@ -49,8 +50,12 @@ def result_text(result: Any) -> str | None:
     content = result.get("content") if isinstance(result, dict) else getattr(result, "content", None)
     if content is None:
         return None if result is None else str(result)
+    if len(content) == 1:  # the usual answer, one block: no list, no join (this runs on every hooked call)
+        block = content[0]
+        text = block.get("text") if isinstance(block, dict) else getattr(block, "text", None)
+        return text if isinstance(text, str) else _dumped(block)
     parts = []
-    for block in content:  # `_field(block, "text")`, inline: it runs on every hooked call
+    for block in content:  # `_field(block, "text")`, inline
         text = block.get("text") if isinstance(block, dict) else getattr(block, "text", None)
         parts.append(text if isinstance(text, str) else _dumped(block))
     return "".join(parts)
@@ -89,8 +94,7 @@ SHAPE = MCPResultShape()
 
 
 def _bound(args: Args, kwargs: Kwargs) -> tuple[str, dict[str, Any] | None, Args, Kwargs]:
-    if not kwargs:  # the usual call, ``call_tool(name, arguments)``: no dict built
-        return args[0], (args[1] if len(args) > 1 else None), args[2:], kwargs
+    """``call_tool``'s name and arguments, and what it passes on, from a call with keywords."""
     name = args[0] if args else kwargs.get("name")
     arguments = args[1] if len(args) > 1 else kwargs.get("arguments")
     rest_kwargs = {k: v for k, v in kwargs.items() if k not in ("name", "arguments")}
@@ -110,14 +114,22 @@ def _copied(arguments: Any) -> dict[str, Any]:
     return copied
 
 
-def _hooked_call(wrapped: Callable[..., Awaitable[Any]], session: Any, args: Args, kwargs: Kwargs) -> Awaitable[Any]:
-    """`atool_call`'s coroutine itself, and `run` hands back the SDK's own: no extra frames for each
-    resume of the request's awaits."""
-    name, arguments, rest_args, rest_kwargs = _bound(args, kwargs)
-    ctx = ToolCallHookContext(
-        name, _copied(arguments), tool=session, framework=FRAMEWORK,
-        metadata={"api": "tools/call"}, **run_fields(),
-    )
+def call_tool(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``ClientSession.call_tool``: an awaitable, hooked unless nothing would run or an outer adapter
+    already dispatched this tool call.
+
+    Hooked, it hands back `atool_call`'s coroutine itself, and `run` the SDK's own: no extra frames
+    for each resume of the request's awaits (the binding and the context are built inline, no
+    helper frame on a path every hooked call takes)."""
+    if not tool_hooks_active():
+        return wrapped(*args, **kwargs)
+    if kwargs:
+        name, arguments, rest_args, rest_kwargs = _bound(args, kwargs)
+    else:  # the usual call, ``call_tool(name, arguments)``: no dict built
+        name, arguments, rest_args, rest_kwargs = args[0], (args[1] if len(args) > 1 else None), args[2:], kwargs
+    if decided_outside(name, FRAMEWORK) if name is not None else in_decided_call():  # an outer adapter's call
+        return wrapped(*args, **kwargs)
+    ctx = _context(name, arguments, instance, {"api": "tools/call"})
 
     def run(current: ToolCallHookContext) -> Awaitable[Any]:
         return wrapped(current.tool_name, current.tool_input, *rest_args, **rest_kwargs)
@@ -125,15 +137,14 @@ def _hooked_call(wrapped: Callable[..., Awaitable[Any]], session: Any, args: Arg
     return atool_call(ctx, run, SHAPE)
 
 
-def call_tool(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Args, kwargs: Kwargs) -> Any:
-    """``ClientSession.call_tool``: an awaitable, hooked unless nothing would run or an outer adapter
-    already dispatched this tool call."""
-    if not tool_hooks_active():
-        return wrapped(*args, **kwargs)
-    name = args[0] if args else kwargs.get("name")
-    if decided_outside(name, FRAMEWORK) if name is not None else in_decided_call():  # an outer adapter's call
-        return wrapped(*args, **kwargs)
-    return _hooked_call(wrapped, instance, args, kwargs)
+def _context(name: str, arguments: Any, session: Any, metadata: dict[str, Any]) -> ToolCallHookContext:
+    """The call's context: the run's fields only when a ``hookport.execution(...)`` is open (no
+    dict built and spread for the usual call outside one)."""
+    run = current_execution()
+    if run is None:
+        return ToolCallHookContext(name, _copied(arguments), session, framework=FRAMEWORK, metadata=metadata)
+    return ToolCallHookContext(name, _copied(arguments), session, framework=FRAMEWORK, metadata=metadata,
+                               **run_fields(run))
 
 
 # -- send_request: every tools/call request ---------------------------------------------------------------
@@ -145,17 +156,6 @@ def _fields(model: Any) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def _tool_request(request: Any) -> tuple[Any, Any] | None:
-    """(the request model, its params) of a ``tools/call`` request (1.x wraps it in ``ClientRequest``)."""
-    fields = _fields(request)
-    inner = request if "method" in fields else fields.get("root", request)
-    fields = fields if inner is request else _fields(inner)
-    if fields.get("method") != "tools/call":
-        return None
-    params = fields.get("params")
-    return (inner, params) if params is not None else None
-
-
 def _with_arguments(request: Any, inner: Any, params: Any, arguments: dict[str, Any]) -> Any:
     """The request with the (edited) arguments, in the caller's wrapping."""
     edited = inner.model_copy(update={"params": params.model_copy(update={"arguments": arguments})})
@@ -164,10 +164,7 @@ def _with_arguments(request: Any, inner: Any, params: Any, arguments: dict[str, 
 
 def _hooked_request(wrapped: Callable[..., Awaitable[Any]], session: Any, request: Any, inner: Any,
                     params: Any, rest_args: Args, kwargs: Kwargs) -> Awaitable[Any]:
-    ctx = ToolCallHookContext(
-        params.name, _copied(params.arguments), tool=session, framework=FRAMEWORK,
-        metadata={"api": "tools/call", "layer": "send_request"}, **run_fields(),
-    )
+    ctx = _context(params.name, params.arguments, session, {"api": "tools/call", "layer": "send_request"})
 
     def run(current: ToolCallHookContext) -> Awaitable[Any]:
         sent = request if current.tool_input == params.arguments else _with_arguments(
@@ -179,15 +176,19 @@ def _hooked_request(wrapped: Callable[..., Awaitable[Any]], session: Any, reques
 
 def send_request(wrapped: Callable[..., Awaitable[Any]], instance: Any, args: Args, kwargs: Kwargs) -> Any:
     """``send_request``: a ``tools/call`` request no outer layer decided is hooked here (idle: the
-    method check and two lookups)."""
+    re-entrancy flag and one registry call; under ``call_tool``'s decision: the method check and
+    the claim). The request is read inline (this runs on every hooked call): its fields from the
+    model's ``__dict__`` (no pydantic missing-attribute path), 1.x's ``ClientRequest`` unwrapped."""
     if not tool_hooks_active():
         return wrapped(*args, **kwargs)  # the idle path: body_must_decide's own check, before any parsing
     request = args[0] if args else kwargs.get("request")
-    found = _tool_request(request)
-    if found is None:
-        return wrapped(*args, **kwargs)
-    inner, params = found
-    if decided_outside(params.name, REQUEST_LAYER, params.arguments):  # body_must_decide, its idle check done
+    fields = _fields(request)
+    inner = request
+    if "method" not in fields:
+        inner = fields.get("root", request)
+        fields = _fields(inner)
+    params = fields.get("params") if fields.get("method") == "tools/call" else None
+    if params is None or decided_outside(params.name, REQUEST_LAYER, params.arguments):  # body_must_decide's claim
         return wrapped(*args, **kwargs)
     rest_kwargs = {k: v for k, v in kwargs.items() if k != "request"}
     return _hooked_request(wrapped, instance, request, inner, params, tuple(args[1:]), rest_kwargs)
