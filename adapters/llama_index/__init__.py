@@ -80,16 +80,19 @@ class LlamaIndexAdapter(Adapter):
             target
             for module, cls in _AGENT_CLASSES
             for target in (
-                Target(f"{_AGENTS}.{module}", f"{cls}.take_step", take_step, _STEP, "async"),
-                Target(f"{_AGENTS}.{module}", f"{cls}._get_response", model_request(0), _MODEL, "async"),
-                Target(f"{_AGENTS}.{module}", f"{cls}._get_streaming_response", model_request(1), _MODEL, "async"),
+                Target(f"{_AGENTS}.{module}", f"{cls}.take_step", take_step, _STEP, "async", plain=True),
+                Target(f"{_AGENTS}.{module}", f"{cls}._get_response", model_request(0), _MODEL, "async",
+                       plain=True),
+                Target(f"{_AGENTS}.{module}", f"{cls}._get_streaming_response", model_request(1), _MODEL, "async",
+                       plain=True),
             )
         ]
         return (
-            Target("workflows.workflow", "Workflow.run", run_workflow, _RUN, "sync"),
+            Target("workflows.workflow", "Workflow.run", run_workflow, _RUN, "sync", plain=True),
             *agents,
-            Target(f"{_AGENTS}.base_agent", "BaseWorkflowAgent._call_tool", call_tool, _TOOL, "async"),
-            Target(f"{_AGENTS}.multi_agent_workflow", "AgentWorkflow._call_tool", call_tool, _TOOL, "async"),
+            Target(f"{_AGENTS}.base_agent", "BaseWorkflowAgent._call_tool", call_tool, _TOOL, "async", plain=True),
+            Target(f"{_AGENTS}.multi_agent_workflow", "AgentWorkflow._call_tool", call_tool, _TOOL, "async",
+                   plain=True),
             *(target for module, cls in _BODIES for target in (
                 Target(module, f"{cls}.call", body_call, _TOOL, "sync"),
                 Target(module, f"{cls}.acall", body_acall, _TOOL, "async"),

@@ -77,6 +77,41 @@ def test_install_after_import_patches_now_and_uninstall_restores(toy: str) -> No
     assert module.Model().call("x") == "answer to x"
 
 
+seen: list[tuple[Any, Any]] = []
+
+
+def spy(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    seen.append((wrapped, instance))
+    return shout(wrapped, instance, args, kwargs)
+
+
+class PlainAdapter(ToyAdapter):
+    def targets(self) -> list[Target]:
+        return [Target(MODULE, self.path, spy, plain=True)]
+
+
+def test_a_plain_target_is_an_ordinary_method_called_like_wrapt_and_uninstall_restores(toy: str) -> None:
+    module = importlib.import_module(toy)
+    original = module.Model.__dict__["call"]
+    seen.clear()
+    adapter = PlainAdapter()
+    adapter.install()
+    try:
+        patched = module.Model.__dict__["call"]
+        assert not isinstance(patched, wrapt.ObjectProxy) and patched.__wrapped__ is original
+        model = module.Model()
+        bound = model.call
+        assert type(bound).__name__ == "method" and bound.__self__ is model  # what inspect.getmembers sees
+        assert not hasattr(bound, "_step_config")
+        assert model.call(prompt="x") == "ANSWER TO X"
+        assert module.Model.call(model, "y") == "ANSWER TO Y"  # through the class, as wrapt allows
+        assert [instance for _, instance in seen] == [model, model]
+        assert seen[0][0].__func__ is original and seen[0][0].__self__ is model
+    finally:
+        adapter.uninstall()
+    assert module.Model.__dict__["call"] is original
+
+
 def test_install_before_import_patches_at_import(toy: str) -> None:
     adapter = ToyAdapter()
     report = adapter.install()
