@@ -44,9 +44,9 @@ def _send_request() -> Target:
     version = installed_version("mcp")
     if version is None or release(version) >= (2,):
         return Target(_SESSION, "ClientSession.send_request", send_request, (P.PRE_TOOL_CALL, P.POST_TOOL_CALL),
-                      "async")
+                      "async", plain=True)
     return Target("mcp.shared.session", "BaseSession.send_request", send_request,
-                  (P.PRE_TOOL_CALL, P.POST_TOOL_CALL), "async")
+                  (P.PRE_TOOL_CALL, P.POST_TOOL_CALL), "async", plain=True)
 
 
 class MCPAdapter(Adapter):
@@ -67,7 +67,8 @@ class MCPAdapter(Adapter):
 
     def targets(self) -> Sequence[Target]:
         return (
-            Target(_SESSION, "ClientSession.call_tool", call_tool, (P.PRE_TOOL_CALL, P.POST_TOOL_CALL), "async"),
+            Target(_SESSION, "ClientSession.call_tool", call_tool, (P.PRE_TOOL_CALL, P.POST_TOOL_CALL), "async",
+                   plain=True),
             _send_request(),
             Target(_SESSION, "ClientSession.list_tools", list_tools, (ExtensionPoint.BEFORE_TOOL_DEFINITIONS,),
                    "async"),

@@ -101,15 +101,17 @@ def _bound(args: Args, kwargs: Kwargs) -> tuple[str, dict[str, Any] | None, Args
     return name, arguments, args[2:], rest_kwargs
 
 
-_SCALARS = (str, int, float, bool, type(None))
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def _copied(arguments: Any) -> dict[str, Any]:
     """The caller's arguments, copied so a hook's edits never reach the caller's dict (deeply only
-    when a value is not a scalar: the common case stays cheap)."""
-    copied = dict(arguments or {})
+    when a value is not a scalar: the common case stays cheap; a scalar's subclass is copied deeply)."""
+    if not arguments:
+        return {}
+    copied = arguments.copy() if type(arguments) is dict else dict(arguments)
     for value in copied.values():  # a loop, not all(genexpr): no generator frame per value
-        if not isinstance(value, _SCALARS):
+        if type(value) not in _SCALARS:
             return copy.deepcopy(copied)
     return copied
 
