@@ -31,22 +31,87 @@ _registered = registry._global
 def direct(original: Any, wrapper: Wrapper, idle: Idle | bool = False) -> Any:
     """A plain method calling ``wrapper(bound original, self, args, kwargs)``; with `idle` True,
     ``original`` itself while nothing is registered; with `idle` a function, while nothing is
-    registered and ``idle()`` says the call has nothing else to do."""
-    if idle is True:
-        def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-            if not _registered and not registry._open_scopes:
-                return original(self, *args, **kwargs)
-            return wrapper(MethodType(original, self), self, args, kwargs)
-    elif idle:
-        def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-            if not _registered and not registry._open_scopes and idle():
-                return original(self, *args, **kwargs)
-            return wrapper(MethodType(original, self), self, args, kwargs)
-    else:
-        def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-            return wrapper(MethodType(original, self), self, args, kwargs)
+    registered and ``idle()`` says the call has nothing else to do.
 
-    return functools.update_wrapper(method, original)
+    The method has the original's own parameters (names, kinds, the same default objects), so a
+    call passes through without its keywords packed into a dict and unpacked again (the runs
+    and requests here take seven to ten keywords); one whose signature cannot be read takes
+    ``*args, **kwargs``. The wrapper gets the call's arguments as wrapt would give them after
+    binding: positional parameters as ``args`` (by keyword when the function has no ``*args``),
+    the rest as ``kwargs``."""
+    source, names = _source(original, idle)
+    namespace: dict[str, Any] = {"original": original, "wrapper": wrapper, "idle": idle, "MethodType": MethodType,
+                                 "_registered": _registered, "registry": registry, **names}
+    exec(compile(source, f"<hookport direct {original.__qualname__}>", "exec"), namespace)  # noqa: S102
+    return functools.update_wrapper(namespace["method"], original)
+
+
+def _source(original: Any, idle: Idle | bool) -> tuple[str, dict[str, Any]]:
+    """The text of `direct`'s method, and the default objects it names."""
+    try:
+        parameters = list(inspect.signature(original, follow_wrapped=False).parameters.values())[1:]
+    except (TypeError, ValueError):
+        parameters = None
+    names: dict[str, Any] = {}
+    if parameters is None or any(p.name in _RESERVED for p in parameters):
+        head, forward, args, kwargs = "*args, **kwargs", "*args, **kwargs", "args", "kwargs"
+    else:
+        head_parts: list[str] = []
+        forward_parts: list[str] = []
+        positional: list[str] = []
+        keywords: list[str] = []
+        extra_args = extra_kwargs = ""
+        star = any(p.kind is p.VAR_POSITIONAL for p in parameters)
+        for index, p in enumerate(parameters):
+            default = ""
+            if p.default is not p.empty:
+                names[f"_default{index}"] = p.default
+                default = f"=_default{index}"
+            if p.kind is p.POSITIONAL_ONLY:
+                head_parts.append(p.name + default)
+                forward_parts.append(p.name)
+                positional.append(p.name)
+                if index + 1 == len(parameters) or parameters[index + 1].kind is not p.POSITIONAL_ONLY:
+                    head_parts.append("/")
+            elif p.kind is p.POSITIONAL_OR_KEYWORD:
+                head_parts.append(p.name + default)
+                if star:
+                    forward_parts.append(p.name)
+                    positional.append(p.name)
+                else:
+                    forward_parts.append(f"{p.name}={p.name}")
+                    keywords.append(p.name)
+            elif p.kind is p.VAR_POSITIONAL:
+                head_parts.append(f"*{p.name}")
+                forward_parts.append(f"*{p.name}")
+                extra_args = p.name
+            elif p.kind is p.KEYWORD_ONLY:
+                if not star and "*" not in head_parts:
+                    head_parts.append("*")
+                head_parts.append(p.name + default)
+                forward_parts.append(f"{p.name}={p.name}")
+                keywords.append(p.name)
+            else:
+                head_parts.append(f"**{p.name}")
+                forward_parts.append(f"**{p.name}")
+                extra_kwargs = p.name
+        head, forward = ", ".join(head_parts), ", ".join(forward_parts)
+        args = "(" + "".join(f"{n}, " for n in positional) + ")"
+        if extra_args:
+            args = f"({args} + {extra_args})" if positional else extra_args
+        kwargs = "{" + ", ".join([*(f"{n!r}: {n}" for n in keywords), *([f"**{extra_kwargs}"] if extra_kwargs else [])]) + "}"
+    check = {True: "not _registered and not registry._open_scopes",
+             False: ""}.get(idle, "not _registered and not registry._open_scopes and idle()")  # type: ignore[call-overload]
+    lines = [f"def method(self{', ' if head else ''}{head}):"]
+    if check:
+        lines.append(f"    if {check}:")
+        lines.append(f"        return original(self{', ' if forward else ''}{forward})")
+    lines.append(f"    return wrapper(MethodType(original, self), self, {args}, {kwargs})")
+    return "\n".join(lines) + "\n", names
+
+
+_RESERVED = frozenset({"self", "original", "wrapper", "idle", "MethodType", "_registered", "registry"})
+"""Names the generated method uses itself: a parameter with one of them gets ``*args, **kwargs``."""
 
 
 class DirectPatches:
