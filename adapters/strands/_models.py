@@ -19,7 +19,7 @@ caller when the request is complete, so what the run keeps matches what POST hoo
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
@@ -125,20 +125,21 @@ async def _request(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], 
     ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=model, framework=FRAMEWORK, iterations=iterations,
                               agent=agent, agent_role=getattr(agent, "name", None))
 
-    async def send(c: LLMCallHookContext) -> ModelAnswer:
+    def send(c: LLMCallHookContext) -> Awaitable[ModelAnswer]:
+        """The request as the hooks left it: one coroutine, `drained` making the answer itself."""
         view = lazy.view  # None: no hook read the messages, the request goes out as it came
         if view is None:
-            return _answer(await drained(wrapped(*request, **options)))
+            return drained(wrapped(*request, **options), _answer)
         view.messages = c.messages  # the hooks' list, edited in place or replaced
         if not view.changed():
-            return _answer(await drained(wrapped(*request, **options)))
+            return drained(wrapped(*request, **options), _answer)
         call_options = options
         system = view.system_prompt()
         if system != system_prompt:
             call_options = dict(options)
             if "system_prompt_content" in call_options:
                 call_options["system_prompt_content"] = [{"text": system}] if system is not None else None
-        return _answer(await drained(wrapped(model, system, view.to_strands(), tool_specs, **call_options)))
+        return drained(wrapped(model, system, view.to_strands(), tool_specs, **call_options), _answer)
 
     if has_hooks(ExtensionPoint.WRAP_MODEL_CALL) and sync_wraps(ExtensionPoint.WRAP_MODEL_CALL):
         answer = await on_worker(model_call, ctx, send, SHAPE)
@@ -150,7 +151,7 @@ async def _request(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], 
 
 
 def _answer(seen: list[Any]) -> ModelAnswer:
-    """A drained request (a plain function, not a coroutine around `drained`: a frame fewer per request)."""
+    """A drained request's events as its answer (`drained` calls it: no coroutine of its own)."""
     stop = seen.pop() if seen and "stop" in seen[-1] else None
     if stop is None:
         raise RuntimeError("the model stream ended without a stop event")
