@@ -62,7 +62,7 @@ class StrandsAnswerShape(ResponseShape[ModelAnswer]):
     def text(self, result: ModelAnswer) -> str | None:
         if not isinstance(result, ModelAnswer):
             return super().text(result)
-        return blocks_text(list(result.stop[1].get("content") or ()))
+        return blocks_text(result.stop[1].get("content") or [])
 
     def replace(self, result: ModelAnswer | None, text: str) -> ModelAnswer:
         if result is None:
@@ -108,9 +108,7 @@ _PARAMETERS = ("model", "system_prompt", "messages", "tool_specs")
 
 def _bound(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """``(model, system_prompt, messages, tool_specs)`` and the other options of a request
-    (Strands passes the four positionally: that is the path taken on every request)."""
-    if len(args) == len(_PARAMETERS):
-        return args, kwargs
+    when Strands does not pass the four positionally (it does on every request: `_request` asks first)."""
     bound = dict(zip(_PARAMETERS, args))
     bound.update({k: v for k, v in kwargs.items() if k in _PARAMETERS})
     return tuple(bound.get(p) for p in _PARAMETERS), {k: v for k, v in kwargs.items() if k not in _PARAMETERS}
@@ -118,7 +116,7 @@ def _bound(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ..
 
 async def _request(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], agent: Any,
                    iterations: int) -> AsyncIterator[Any]:
-    request, options = _bound(args, kwargs)
+    request, options = (args, kwargs) if len(args) == len(_PARAMETERS) else _bound(args, kwargs)
     model, system_prompt, messages, tool_specs = request
     sent = list(messages or ())  # as sent: Strands appends the answer to its own list
     lazy = LazyView(lambda: MessageView(sent, system_prompt))

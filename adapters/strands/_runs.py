@@ -38,6 +38,7 @@ from hookport.registry import any_hooks, has_hooks
 
 P = InterceptionPoint
 STEP_KIND = "event_loop_cycle"
+_STEP_POINTS = (P.PRE_STEP, P.POST_STEP)
 _END_POINTS = (P.OUTPUT, P.EXECUTION_END)
 
 
@@ -253,7 +254,7 @@ _cycles: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
 def event_loop_step(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``event_loop_cycle(agent=..., invocation_state=..., ...)``: one step."""
-    if not registry._global and not registry._open_scopes or not (has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP)):
+    if not registry._global and not registry._open_scopes or not any_hooks(_STEP_POINTS):
         return wrapped(*args, **kwargs)  # the first test: nothing registered at all, no call
     agent = kwargs.get("agent", args[0] if args else None)
     return _step(wrapped(*args, **kwargs), agent)
