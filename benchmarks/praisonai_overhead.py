@@ -20,15 +20,14 @@ Time is this thread's CPU time, best of `--rounds` rounds.
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks._timing import thread_time_per_call  # noqa: E402
 from benchmarks.frameworks import praisonai as bench  # noqa: E402  (environment, offline clients)
 
 from hookport import InterceptionPoint as P  # noqa: E402
@@ -64,13 +63,6 @@ def _inner(agent: Any, request: dict[str, Any]) -> None:
                              ("add_numbers", {"a": 2, "b": 3}, "call_1"), {})
     _models.chat_request(_completion, None, (), request)
 
-
-def _time(turn: Callable[[], None], calls: int) -> float:
-    gc.collect()
-    started = time.thread_time()
-    for _ in range(calls):
-        turn()
-    return (time.thread_time() - started) / calls
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -112,10 +104,10 @@ def main(argv: list[str] | None = None) -> int:
     bare = float("inf")
     for _ in range(args.rounds):
         clear_all_hooks()
-        bare = min(bare, _time(lambda: _inner_bare(), args.calls))
+        bare = min(bare, thread_time_per_call(lambda: _inner_bare(), args.calls))
         for config in configs:
             configure(config)
-            best[config] = min(best[config], _time(turn, args.calls))
+            best[config] = min(best[config], thread_time_per_call(turn, args.calls))
     clear_all_hooks()
     adapters.uninstall("praisonai")
     print("| configuration | hookport per turn |")

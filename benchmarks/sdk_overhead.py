@@ -17,16 +17,15 @@ Time is this thread's CPU time, best of `--rounds` rounds.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks._timing import thread_time_per_call  # noqa: E402
 from hookport import InterceptionPoint as P  # noqa: E402
 from hookport import adapters, clear_all_hooks, register_hook  # noqa: E402
 
@@ -96,13 +95,6 @@ def _anthropic_turn() -> Callable[[], Any]:
     return turn
 
 
-def _time(turn: Callable[[], Any], calls: int) -> float:
-    gc.collect()
-    started = time.thread_time()
-    for _ in range(calls):
-        turn()
-    return (time.thread_time() - started) / calls
-
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -120,8 +112,8 @@ def main(argv: list[str] | None = None) -> int:
             if config.startswith("PRE+POST"):
                 for point in (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, P.PRE_TOOL_CALL, P.POST_TOOL_CALL):
                     register_hook(point, _noop)
-            _time(turn, max(1, options.calls // 10))
-            elapsed = _time(turn, options.calls)
+            thread_time_per_call(turn, max(1, options.calls // 10))
+            elapsed = thread_time_per_call(turn, options.calls)
             best[config] = min(best.get(config, elapsed), elapsed)
     clear_all_hooks()
     adapters.uninstall(adapter)
