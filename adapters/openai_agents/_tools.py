@@ -22,7 +22,6 @@ hooks run before this site, its output guardrails and ``on_tool_end`` after.
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
@@ -31,6 +30,7 @@ from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
 
+from hookport.adapters._sdk_data import plain
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.openai_agents._state import FRAMEWORK, agent_name, check_latch, current_agent, record
 
@@ -93,6 +93,19 @@ def arguments_of(raw: Any) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {}
 
 
+_sent: tuple[Any, dict[str, Any]] = (None, {})
+"""The arguments string the call site last handed a tool unchanged, and its parse as decided
+(a copy no hook holds): the tool's body compares its call with that instead of parsing the same
+string again (a JSON parse is ~13k instructions). Keyed by the string object itself, which this
+keeps alive: a parse depends on the string alone, so a concurrent call can only miss, never mismatch."""
+
+
+def arguments_seen(raw: Any) -> dict[str, Any]:
+    """`arguments_of(raw)` to compare with, not to edit: the call site's parse when it sent `raw`."""
+    sent = _sent
+    return sent[1] if raw is sent[0] and raw is not None else arguments_of(raw)
+
+
 async def _hooked(wrapped: Any, kwargs: Kwargs, name: str, tool_input: dict[str, Any]) -> Any:
     function_tool = kwargs.get("function_tool")
     context = kwargs.get("context")
@@ -108,11 +121,14 @@ async def _hooked(wrapped: Any, kwargs: Kwargs, name: str, tool_input: dict[str,
         framework=FRAMEWORK,
         metadata={"run_context": context},  # its approvals: wait = "native" reads is_tool_approved
     )
-    original = copy.deepcopy(ctx.tool_input)
+    original = plain(ctx.tool_input)  # JSON data: a copy as deep as deepcopy's, a dict of scalars at dict() cost
 
     async def run(c: ToolCallHookContext) -> Any:
-        arguments = raw_arguments if c.tool_input == original else json.dumps(c.tool_input, default=str)
-        return await wrapped(**{**kwargs, "arguments": arguments})
+        global _sent
+        if c.tool_input == original:
+            _sent = (raw_arguments, original)
+            return await wrapped(**kwargs)
+        return await wrapped(**{**kwargs, "arguments": json.dumps(c.tool_input, default=str)})
 
     try:
         if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
