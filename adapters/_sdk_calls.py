@@ -241,7 +241,8 @@ def assistant_turns(messages: list[dict[str, Any]]) -> int:
     messages (and Responses output items: reasoning, calls) is one answer, one model call."""
     turns, inside = 0, False
     for message in messages:
-        said = _said_by_model(message)
+        role = message.get("role")
+        said = role == "assistant" or (role == "item" and _said_by_model(message))
         turns += said and not inside
         inside = said
     return turns
@@ -432,8 +433,8 @@ async def arequest(dialect: Dialect[Any], ledger: ToolLedger, call: Callable[...
 def _settle_answer(dialect: Dialect[Any], ledger: ToolLedger, answer: Any, review: Review,
                    exchange: list[Any], changed: bool, app: Kwargs) -> Any:
     dialect.apply(answer, review, ledger)
-    anchor = review.anchor()
-    if exchange and anchor is not None:
+    anchor = review.anchor() if exchange else None
+    if anchor is not None:
         ledger.remember_prelude(review.key(anchor), exchange)
     dialect.answered(app, answer)
     result = getattr(answer, "result", None)
