@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import gc
 import importlib
 import json
 import os
@@ -43,7 +42,6 @@ import pkgutil
 import pstats
 import statistics
 import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -56,6 +54,7 @@ for _name, _value in {"OTEL_SDK_DISABLED": "true", "CREWAI_DISABLE_TELEMETRY": "
                       "PRAISONAI_TELEMETRY_DISABLED": "true", "OPENAI_API_KEY": "sk-offline-dummy"}.items():
     os.environ.setdefault(_name, _value)
 
+from benchmarks._timing import thread_time_per_call  # noqa: E402
 from hookport import InterceptionPoint as P  # noqa: E402
 from hookport import adapters, clear_all_hooks, register_hook  # noqa: E402
 
@@ -123,14 +122,6 @@ def _configure(bench: FrameworkBench, config: str) -> AbstractContextManager[Any
     return nullcontext()
 
 
-def _time(run: Callable[[], Any], calls: int) -> float:
-    gc.collect()
-    started = time.thread_time()
-    for _ in range(calls):
-        run()
-    return (time.thread_time() - started) / calls
-
-
 def _calls(run: Callable[[], Any], runs: int = 5) -> float:
     """Function calls per run (deterministic, unlike time): cProfile's count over `runs` runs."""
     profile = cProfile.Profile()
@@ -149,7 +140,7 @@ def measure(bench: FrameworkBench, rounds: int) -> dict[str, Any]:
         calls: dict[str, float] = {}
         for config in configs:  # warm every configuration once, and count its calls
             with _configure(bench, config):
-                _time(run, max(1, bench.calls_per_round // 10))
+                thread_time_per_call(run, max(1, bench.calls_per_round // 10))
                 calls[config] = _calls(run)
                 if config == "pre+post":
                     _noop.calls = 0
@@ -159,8 +150,8 @@ def measure(bench: FrameworkBench, rounds: int) -> dict[str, Any]:
             shift = round_number % len(configs)  # each configuration takes each place in a round in turn
             for config in configs[shift:] + configs[:shift]:
                 with _configure(bench, config):
-                    _time(run, max(1, bench.calls_per_round // 20))  # steady state: not the first runs after install
-                    samples[config].append(_time(run, bench.calls_per_round))
+                    thread_time_per_call(run, max(1, bench.calls_per_round // 20))  # steady state: not the first runs after install
+                    samples[config].append(thread_time_per_call(run, bench.calls_per_round))
     clear_all_hooks()
     adapters.uninstall(bench.adapter)
     base = samples["unpatched"]
