@@ -241,21 +241,22 @@ def assistant_turns(messages: list[dict[str, Any]]) -> int:
     messages (and Responses output items: reasoning, calls) is one answer, one model call."""
     turns, inside = 0, False
     for message in messages:
-        said = _said_by_model(message)
+        role = message.get("role")
+        said = role == "assistant" or (role == "item" and _said_by_model(message))
         turns += said and not inside
         inside = said
     return turns
 
 
-def _iterations(run: Execution | None, messages: Callable[[], list[dict[str, Any]]]) -> int:
+def _iterations(run: Execution | None, read: _Read, kwargs: Kwargs) -> int:
     """`ctx.iterations` of the next model call.
 
     Inside ``hookport.execution(...)`` (the application's run: its agent's execution) it is the
     number of model calls the execution has made before this one, counted here; without one, the
     model's answers the request's own conversation holds (stateless: the same for a resumed
-    conversation, in any process); `run`: `current_execution()`."""
+    conversation, in any process), `read.messages(kwargs)`; `run`: `current_execution()`."""
     if run is None:
-        return assistant_turns(messages())
+        return assistant_turns(read.messages(kwargs))
     with _CALLS_LOCK:
         made = _CALLS.get(run, 0)
         _CALLS[run] = made + 1
@@ -295,7 +296,7 @@ def _context(dialect: Dialect[Any], kwargs: Kwargs, read: _Read) -> LazyMessages
     run = current_execution()
     return LazyMessagesContext(
         (lambda: plain(read.messages())) if own else (lambda: dialect.messages(kwargs)),
-        llm=model, iterations=_iterations(run, lambda: read.messages(kwargs)), framework=dialect.framework,
+        llm=model, iterations=_iterations(run, read, kwargs), framework=dialect.framework,
         metadata={"api": dialect.api, "model": model if isinstance(model, str) else None,
                   "stream": bool(kwargs.get("stream")), "tools": kwargs.get("tools"), "kwargs": kwargs},
         **run_fields(run),
@@ -432,8 +433,8 @@ async def arequest(dialect: Dialect[Any], ledger: ToolLedger, call: Callable[...
 def _settle_answer(dialect: Dialect[Any], ledger: ToolLedger, answer: Any, review: Review,
                    exchange: list[Any], changed: bool, app: Kwargs) -> Any:
     dialect.apply(answer, review, ledger)
-    anchor = review.anchor()
-    if exchange and anchor is not None:
+    anchor = review.anchor() if exchange else None
+    if anchor is not None:
         ledger.remember_prelude(review.key(anchor), exchange)
     dialect.answered(app, answer)
     result = getattr(answer, "result", None)

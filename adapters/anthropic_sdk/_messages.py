@@ -25,7 +25,7 @@ import json
 from typing import Any
 
 from hookport.adapters._sdk_calls import Dialect, Kwargs
-from hookport.adapters._sdk_data import content_text, field, plain
+from hookport.adapters._sdk_data import content_text, dumps, field, plain
 from hookport.adapters._sdk_streams import EventList, replay
 from hookport.adapters._sdk_tools import AskedCall, RequestKeys, Review, ToolLedger
 
@@ -73,23 +73,27 @@ def to_messages(kwargs: Kwargs) -> list[dict[str, Any]]:
     if isinstance(system, str) or isinstance(system, (list, tuple)):
         messages.append({"role": "system", "content": content_text(system)})
     for message in kwargs.get("messages") or ():
-        role = field(message, "role")
-        content = field(message, "content")
+        if type(message) is dict:  # the usual request: dicts read without a call per field
+            role, content = message.get("role"), message.get("content")
+        else:
+            role, content = field(message, "role"), field(message, "content")
         if isinstance(content, str):
             messages.append({"role": role, "content": content})
             continue
-        results, uses, others = _sorted_blocks(plain(content) or [])
+        # the blocks are read where they are (SDK objects or dicts); only what ctx.messages keeps as
+        # blocks (images, documents...) is copied: this runs on every hooked request
+        results, uses, others = _sorted_blocks(content if isinstance(content, (list, tuple)) else plain(content) or [])
         for block in results:
+            if type(block) is not dict:
+                block = {"tool_use_id": field(block, "tool_use_id"), "content": field(block, "content")}
             messages.append({"role": "tool", "tool_call_id": block.get("tool_use_id"),
                              "content": content_text(block.get("content"))})
         if others or not (results or uses):
             text_only = all(kind == "text" for kind, _ in others)
-            others = [b for _, b in others]
-            messages.append({"role": role, "content": content_text(others) if text_only else others})
+            messages.append({"role": role, "content": content_text([b for _, b in others]) if text_only
+                             else [plain(b) for _, b in others]})
         if uses:
-            calls = [{"id": b.get("id"), "type": "function",
-                      "function": {"name": b.get("name"), "arguments": json.dumps(b.get("input") or {})}}
-                     for b in uses]
+            calls = [_function_call(b) for b in uses]
             if messages and messages[-1]["role"] == "assistant" and "tool_calls" not in messages[-1] and others:
                 messages[-1]["tool_calls"] = calls
             else:
@@ -97,12 +101,25 @@ def to_messages(kwargs: Kwargs) -> list[dict[str, Any]]:
     return messages
 
 
+def _function_call(block: Any) -> dict[str, Any]:
+    """A ``tool_use`` block as an OpenAI-style tool call (its input as ``json.dumps``'s text)."""
+    if type(block) is dict:
+        call_id, name, value = block.get("id"), block.get("name"), block.get("input") or {}
+    else:
+        call_id, name, value = field(block, "id"), field(block, "name"), field(block, "input") or {}
+    try:
+        arguments = dumps(value)
+    except TypeError:  # SDK objects inside the input: their dumped form
+        arguments = dumps(plain(value))
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
 def _sorted_blocks(blocks: list[Any]) -> tuple[list[Any], list[Any], list[tuple[Any, Any]]]:
     """A message's blocks as (tool results, tool uses, (type, block) of the others), each block's
     type read once (this runs on every hooked request)."""
     results, uses, others = [], [], []
     for block in blocks:
-        kind = field(block, "type")
+        kind = block.get("type") if type(block) is dict else field(block, "type")
         if kind == "tool_result":
             results.append(block)
         elif kind == "tool_use":
@@ -161,13 +178,15 @@ class Messages(Dialect[MessagesAnswer]):
     def results(self, kwargs: Kwargs, keys: RequestKeys) -> list[tuple[str | None, str]]:
         found = []
         for message in kwargs.get("messages") or ():
-            content = field(message, "content")
-            for block in [] if isinstance(content, str) else content or ():
-                kind = field(block, "type")
+            content = message.get("content") if type(message) is dict else field(message, "content")
+            for block in () if isinstance(content, str) else content or ():
+                if type(block) is not dict:
+                    block = {name: field(block, name) for name in ("type", "id", "tool_use_id", "content")}
+                kind = block.get("type")
                 if kind == "tool_use":
-                    keys.call(field(block, "id"))
+                    keys.call(block.get("id"))
                 elif kind == "tool_result":
-                    found.append((keys.result(field(block, "tool_use_id")), content_text(field(block, "content"))))
+                    found.append((keys.result(block.get("tool_use_id")), content_text(block.get("content"))))
         return found
 
     def restore(self, kwargs: Kwargs, ledger: ToolLedger, settled: dict[str, str], keys: RequestKeys) -> Kwargs:
@@ -221,20 +240,23 @@ class Messages(Dialect[MessagesAnswer]):
 
     def answer(self, result: Any, whole: Any = None, stream: Any = None, events: list[Any] | None = None,
                is_async: bool = False) -> MessagesAnswer:
-        return MessagesAnswer(result, message=whole, stream=stream, events=events, is_async=is_async)
+        return MessagesAnswer(result, whole, stream, events, is_async)
 
     def describe(self, answer: MessagesAnswer, calls: list[AskedCall] | None = None) -> dict[str, Any]:
-        described = super().describe(answer, calls)
-        described["tool_use"] = [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["arguments"]}
-                                 for c in described["tool_calls"]]
-        return described
+        """`Dialect.describe`, and ``tool_use``: the same calls as the API's blocks."""
+        tool_calls, tool_use = [], []
+        for call in self.calls(answer) if calls is None else calls:
+            arguments = plain(call.arguments)
+            tool_calls.append({"id": call.id, "name": call.name, "arguments": arguments})
+            tool_use.append({"type": "tool_use", "id": call.id, "name": call.name, "input": arguments})
+        return {"tool_calls": tool_calls, "tool_use": tool_use}
 
     def text(self, answer: MessagesAnswer) -> str | None:
         if answer.events is not None:
             return "".join(field(d, "text") or "" for d in self._text_deltas(answer))
         if answer.message is None:
             return None
-        return "".join(field(b, "text") or "" for b in _content(answer.message) if field(b, "type") == "text")
+        return "".join([field(b, "text") or "" for b in _content(answer.message) if field(b, "type") == "text"])
 
     @staticmethod
     def _text_deltas(answer: MessagesAnswer) -> list[Any]:
@@ -265,8 +287,18 @@ class Messages(Dialect[MessagesAnswer]):
                 arguments = json.loads(raw) if raw.strip() else dict(field(block, "input") or {})
                 found.append(AskedCall(field(block, "id"), field(block, "name"), arguments, native=("stream", index)))
             return found
-        return [AskedCall(field(b, "id"), field(b, "name"), dict(field(b, "input") or {}), native=b)
-                for b in _content(answer.message) if field(b, "type") == "tool_use"]
+        found = []
+        for b in _content(answer.message):
+            if isinstance(b, dict):
+                b_type, b_id, b_name, b_input = b.get("type"), b.get("id"), b.get("name"), b.get("input")
+            else:  # the SDK's blocks: their attributes read directly
+                b_type = getattr(b, "type", None)
+                if b_type != "tool_use":
+                    continue
+                b_id, b_name, b_input = getattr(b, "id", None), getattr(b, "name", None), getattr(b, "input", None)
+            if b_type == "tool_use":
+                found.append(AskedCall(b_id, b_name, dict(b_input or {}), b))
+        return found
 
     def apply(self, answer: MessagesAnswer, review: Review, ledger: ToolLedger) -> None:
         for call, arguments in review.edited():

@@ -31,6 +31,7 @@ from hookport.calls import MODEL_LAYER, ResponseShape, amodel_call, model_call
 from hookport.dispatch import adispatch, dispatch
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
+from hookport import registry
 from hookport.registry import has_hooks
 from hookport.wrapping import arun_wrapped, run_wrapped
 
@@ -45,6 +46,8 @@ POST = InterceptionPoint.POST_MODEL_CALL
 WRAP = ExtensionPoint.WRAP_MODEL_CALL
 _current = _state._run.get
 _guard = _state.model_guard
+_registered = registry._global
+"""The points with global hooks (changed in place): empty, with no scope open, is "nothing registered"."""
 _warned_passthrough = False
 
 
@@ -211,6 +214,11 @@ async def _amarked_chunks(stream: Any) -> AsyncIterator[Any]:
 
 
 def chat_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    if not _registered and not registry._open_scopes:  # nothing registered: one lookup
+        state = _current()
+        if state is not None and state.root.aborted is not None:
+            raise state.root.aborted
+        return wrapped(*args, **kwargs)
     if _idle(instance):
         if _state.tool_hooks_on():
             with MODEL_LAYER.hold():

@@ -37,16 +37,16 @@ from hookport.boundary import (
     apost_step,
     apre_step,
     entered,
-    open_execution,
     post_step,
     pre_step,
 )
 from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
+from hookport import registry
 from hookport.registry import has_hooks
-from hookport.runs import bound_run
+from hookport.runs import _current_execution, bound_run
 
-from hookport.adapters.langchain import _state
+from hookport.adapters.langchain import _messages, _state
 from hookport.adapters.langchain._messages import know_answer_types
 from hookport.adapters.langchain._state import FRAMEWORK, RunState, running
 
@@ -54,6 +54,12 @@ _current = _state._run.get
 _MISSING: Any = object()
 START_POINTS = (InterceptionPoint.EXECUTION_START, InterceptionPoint.INPUT)
 END_POINTS = (InterceptionPoint.OUTPUT, InterceptionPoint.EXECUTION_END)
+_START, _INPUT = START_POINTS
+_OUTPUT, _END = END_POINTS
+_PRE_STEP, _POST_STEP = InterceptionPoint.PRE_STEP, InterceptionPoint.POST_STEP
+_chains = registry.chains
+_set_run = _state._run.set
+_reset_run = _state._run.reset
 STEP_KIND = "node"
 CREATE_AGENT_MARK = "langchain_create_agent"
 """``metadata["ls_integration"]`` of the graphs langchain's `create_agent` compiles."""
@@ -101,22 +107,25 @@ class Invocation:
     def __init__(self, state: RunState, outermost: bool, agent: bool, run_id: str | None = None) -> None:
         self.state = state
         self.outermost = outermost
-        self.run: Execution | None = open_execution(FRAMEWORK, run_id, **_fields(state)) if outermost else None
-        if self.run is not None:
-            know_answer_types()
+        # `open_execution`, inlined (a run id from `thread_run_id` is a non-empty str or None)
+        self.run: Execution | None = None
+        if outermost and _current_execution.get() is None:
+            self.run = Execution(FRAMEWORK, {"agent": state.agent, "agent_role": state.agent_role}, run_id)
+            if not _messages._answer_types_known:
+                know_answer_types()
         self.turn: str | None = (_name_of(state.agent) or _state.DEFAULT_GRAPH_NAME) if agent else None
         self.turn_started = 0.0
 
     def holds_last_chunk(self) -> bool:
         """Whether a stream keeps its last chunk back for OUTPUT / END / AGENT_TURN_END to replace."""
-        if self.run is not None and any(has_hooks(p) for p in END_POINTS):
+        if self.run is not None and (has_hooks(_OUTPUT) or has_hooks(_END)):
             return True
         return self.turn is not None and has_hooks(TURN_END)
 
     # sync
     def begin(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
         if self.run is not None:
-            if any(has_hooks(p) for p in START_POINTS):
+            if has_hooks(_START) or has_hooks(_INPUT):
                 original = _arg(args, kwargs, "input")
                 mine = private_copy(original)
                 args, kwargs = _replaced(args, kwargs, original, mine, self.run.begin(mine))
@@ -134,7 +143,7 @@ class Invocation:
     def succeed(self, result: Any) -> Any:
         if self.outermost and self.state.aborted is not None:
             raise self.state.aborted
-        if self.turn is not None:
+        if self.turn is not None and has_hooks(TURN_END):
             result = post_step(FRAMEWORK, AGENT_TURN, self.turn, result, started=self.turn_started, point=TURN_END,
                                **_fields(self.state))
         return self.run.succeed(result) if self.run is not None else result
@@ -152,7 +161,7 @@ class Invocation:
     # async
     async def abegin(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
         if self.run is not None:
-            if any(has_hooks(p) for p in START_POINTS):
+            if has_hooks(_START) or has_hooks(_INPUT):
                 original = _arg(args, kwargs, "input")
                 mine = private_copy(original)
                 args, kwargs = _replaced(args, kwargs, original, mine, await self.run.abegin(mine))
@@ -170,7 +179,7 @@ class Invocation:
     async def asucceed(self, result: Any) -> Any:
         if self.outermost and self.state.aborted is not None:
             raise self.state.aborted
-        if self.turn is not None:
+        if self.turn is not None and has_hooks(TURN_END):
             result = await apost_step(FRAMEWORK, AGENT_TURN, self.turn, result, started=self.turn_started,
                                       point=TURN_END, **_fields(self.state))
         return await self.run.asucceed(result) if self.run is not None else result
@@ -278,15 +287,16 @@ def make_invoke(renames: bool) -> Any:
         invocation = _enter(instance, renames, args, kwargs)
         if invocation is None:
             return wrapped(*args, **kwargs)
-        with running(invocation.state):
-            try:
-                args, kwargs = invocation.begin(args, kwargs)
-                return invocation.succeed(wrapped(*args, **kwargs))
-            except BaseException as error:
-                _raise(invocation.fail(error), error)
-                raise  # unreachable
-            finally:
-                invocation.close()
+        token = _set_run(invocation.state)  # `running()`, inlined: a sync call ends in its own context
+        try:
+            args, kwargs = invocation.begin(args, kwargs)
+            return invocation.succeed(wrapped(*args, **kwargs))
+        except BaseException as error:
+            _raise(invocation.fail(error), error)
+            raise  # unreachable
+        finally:
+            invocation.close()
+            _reset_run(token)
 
     return run_invoke
 
@@ -453,6 +463,12 @@ def _new_writes(task: Any, writes: list[Any], given: Any) -> None:
 
 
 def step_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    # `_step_idle`, inlined for the common case: no step hook
+    state = _current()
+    if state is not None and state.root.aborted is not None:
+        raise state.root.aborted
+    if not _chains[_PRE_STEP] and not _chains[_POST_STEP] and not registry._open_scopes:
+        return wrapped(*args, **kwargs)
     task = args[0] if args else kwargs.get("task")
     if _step_idle(task):
         return wrapped(*args, **kwargs)

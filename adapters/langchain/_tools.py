@@ -25,6 +25,7 @@ from __future__ import annotations
 from contextvars import ContextVar
 from typing import Any
 
+from hookport import registry
 from hookport.calls import ToolShape, atool_call, tool_call
 from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
@@ -33,6 +34,8 @@ from hookport.adapters.langchain import _state
 from hookport.adapters.langchain._context import LangChainToolContext
 
 _current = _state._run.get
+_registered = registry._global
+"""The points with global hooks (changed in place): empty, with no scope open, is "nothing registered"."""
 
 _inline: ContextVar[int | None] = ContextVar("hookport_langchain_inline_tool", default=None)
 """id() of a sync tool whose hooks already ran on the loop, for its one run in the executor thread."""
@@ -180,6 +183,11 @@ def _idle() -> bool:
 
 
 def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    if not _registered and not registry._open_scopes:  # nothing registered: one lookup
+        state = _current()
+        if state is not None and state.root.aborted is not None:
+            raise state.root.aborted
+        return wrapped(*args, **kwargs)
     if _idle():
         return wrapped(*args, **kwargs)
     if _inline.get() == id(instance):  # its hooks ran on the loop (`tool_ainvoke`)

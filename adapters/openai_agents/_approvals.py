@@ -13,6 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from hookport.pauses import pause_wanted
+from hookport.points import InterceptionPoint
+from hookport.registry import has_hooks
 
 from hookport.adapters.openai_agents._state import FRAMEWORK
 from hookport.adapters.openai_agents._tools import arguments_of
@@ -20,6 +22,8 @@ from hookport.adapters.openai_agents._tools import arguments_of
 
 async def needs_approval(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     result = await wrapped(*args, **kwargs)
+    if not has_hooks(InterceptionPoint.PRE_TOOL_CALL):  # no hook to want a pause: the arguments go unread
+        return result
     function_tool = args[0] if args else kwargs.get("function_tool")
     tool_call = args[2] if len(args) > 2 else kwargs.get("tool_call")
     name = str(getattr(function_tool, "name", "") or "")

@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextvars
 import copy
 import functools
+import inspect
 import json
 import weakref
 from collections.abc import Callable
@@ -45,9 +46,10 @@ from hookport.decisions import body_layer, body_must_decide, tool_hooks_active
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
 
+from hookport.adapters._sdk_data import plain
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.openai_agents._state import FRAMEWORK, agent_name, current_agent, record
-from hookport.adapters.openai_agents._tools import arguments_of, as_text, refusal_text
+from hookport.adapters.openai_agents._tools import arguments_seen, as_text, refusal_text
 
 LAYER = body_layer(FRAMEWORK)
 
@@ -79,8 +81,9 @@ BODY = _BodyShape()
 
 
 def _function_input(args: Args) -> tuple[dict[str, Any] | None, Any]:
-    """``on_invoke_tool(context, arguments_json)`` of a ``FunctionTool``."""
-    return (arguments_of(args[1]) if len(args) > 1 else None), (args[0] if args else None)
+    """``on_invoke_tool(context, arguments_json)`` of a ``FunctionTool`` (the input to compare:
+    `BodyGuard` copies it before a hook may edit it)."""
+    return (arguments_seen(args[1]) if len(args) > 1 else None), (args[0] if args else None)
 
 
 def _function_write(args: Args, tool_input: dict[str, Any]) -> Args:
@@ -147,13 +150,59 @@ class _Guard(wrapt.ObjectProxy):  # type: ignore[misc]
         return self.__wrapped__.__reduce_ex__(protocol)
 
 
+_UNSET: Any = object()
+
+
 class BodyGuard(_Guard):
-    """A tool's callable body, deciding its own call when no call site did."""
+    """A tool's callable body, deciding its own call when no call site did.
+
+    The SDK reads the body's signature and type hints on every call (``inspect.signature`` and
+    ``get_type_hints`` in ``_get_function_tool_invoke_context``). Through a proxy, each attribute
+    the body lacks costs several raised ``AttributeError``s (~17k instructions against ~1.3k
+    on the body itself), so the three names those two read answer here: ``__signature__`` is the
+    body's own signature, computed once per guard (what ``inspect.signature`` of the body gives:
+    it unwraps to it), ``__annotations__`` and ``__no_type_check__`` are the body's or None where it
+    has none (what ``getattr(body, name, None)``, the way both readers ask, gives)."""
 
     def __init__(self, body: Any, tool: Any, read: Reader, write: Writer) -> None:
         super().__init__(body, tool)
         self._self_read = read
         self._self_write = write
+        self._self_signature = _UNSET
+
+    @property
+    def __signature__(self) -> Any:
+        signature = self._self_signature
+        if signature is _UNSET:
+            wrapped = self.__wrapped__
+            try:
+                signature = inspect.signature(wrapped)
+            except (TypeError, ValueError):
+                raise AttributeError("__signature__") from None  # inspect unwraps and meets the error itself
+            if getattr(wrapped, "__signature__", None) is None:  # one the body may later set is read live
+                self._self_signature = signature
+        return signature
+
+    @__signature__.setter
+    def __signature__(self, value: Any) -> None:
+        self._self_signature = _UNSET
+        self.__wrapped__.__signature__ = value
+
+    @property
+    def __annotations__(self) -> Any:  # type: ignore[override]
+        return getattr(self.__wrapped__, "__annotations__", None)
+
+    @__annotations__.setter
+    def __annotations__(self, value: Any) -> None:
+        self.__wrapped__.__annotations__ = value
+
+    @property
+    def __no_type_check__(self) -> Any:
+        return getattr(self.__wrapped__, "__no_type_check__", None)
+
+    @__no_type_check__.setter
+    def __no_type_check__(self, value: Any) -> None:
+        self.__wrapped__.__no_type_check__ = value
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not tool_hooks_active():
@@ -163,8 +212,8 @@ class BodyGuard(_Guard):
         tool_input, context = self._self_read(args)
         if not body_must_decide(name, LAYER, tool_input):
             return self.__wrapped__(*args, **kwargs)
-        return _decide(self.__wrapped__, tool, str(name or ""), tool_input or {}, context, self._self_write,
-                       args, kwargs, BODY)
+        return _decide(self.__wrapped__, tool, str(name or ""), plain(tool_input or {}), context,
+                       self._self_write, args, kwargs, BODY)
 
 
 class EditorGuard(_Guard):
@@ -210,7 +259,7 @@ async def _decide(body: Any, tool: Any, name: str, tool_input: dict[str, Any], c
     agent = getattr(context, "agent", None) or current_agent()
     ctx = ToolCallHookContext(name, tool_input, tool, tool_call_id=getattr(context, "tool_call_id", None),
                               agent=agent, agent_role=agent_name(agent), framework=FRAMEWORK)
-    original = copy.deepcopy(tool_input)
+    original = plain(tool_input)
 
     async def run(c: ToolCallHookContext) -> Any:
         call_args = args if c.tool_input == original else write(args, c.tool_input)

@@ -227,12 +227,15 @@ def _is_message(item: Any) -> bool:
 
 
 def output_text(output: Sequence[Any]) -> str:
-    """The assistant text of a response's output items ("" for tool calls only)."""
+    """The assistant text of a response's output items ("" for tool calls only).
+
+    Read on every hooked request (POST's ``response``): one loop, no call per item."""
     texts: list[str] = []
     for item in output or ():
-        if _is_message(item):
-            texts.extend(getattr(part, "text", "") or "" for part in item.content
-                          if getattr(part, "type", None) == "output_text")
+        if getattr(item, "type", None) == "message" and getattr(item, "role", "assistant") == "assistant":
+            for part in item.content:
+                if getattr(part, "type", None) == "output_text":
+                    texts.append(getattr(part, "text", "") or "")
     return "".join(texts)
 
 

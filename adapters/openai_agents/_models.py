@@ -131,7 +131,24 @@ MODEL_RESPONSE = _ModelResponseShape()
 
 
 class HookedModel(wrapt.ObjectProxy):  # type: ignore[misc]
-    """The run's model, with the model points around each request."""
+    """The run's model, with the model points around each request.
+
+    The attributes the run loop reads on every request are forwarded here: through the proxy's
+    own lookup an attribute costs several raised ``AttributeError``s when the model lacks it
+    (~17k instructions; the SDK asks ``getattr(model, "_supports_default_prompt_cache_key", None)``
+    twice per request, and a custom `Model` has none) and ~7k when it has it."""
+
+    @property
+    def _supports_default_prompt_cache_key(self) -> Any:  # read with getattr(..., None): None is "none"
+        return getattr(self.__wrapped__, "_supports_default_prompt_cache_key", None)
+
+    @property
+    def get_retry_advice(self) -> Any:
+        return self.__wrapped__.get_retry_advice
+
+    @property
+    def _cleanup_on_run_end(self) -> Any:
+        return self.__wrapped__._cleanup_on_run_end
 
     def get_response(self, *args: Any, **kwargs: Any) -> Any:
         check_latch()

@@ -37,7 +37,7 @@ from hookport.boundary import (
 )
 from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
-from hookport.registry import has_hooks
+from hookport.registry import any_hooks, has_hooks
 
 from hookport.adapters.openai_agents._state import (
     FRAMEWORK,
@@ -129,6 +129,9 @@ async def _enter_turn(scope: RunScope, agent: Any, payload: Any) -> None:
 
 # -- AgentRunner.run (and run_sync, which runs it) ----------------------------------------------------
 
+_BEGIN = (InterceptionPoint.EXECUTION_START, InterceptionPoint.INPUT)
+_SUCCEED = (InterceptionPoint.OUTPUT, InterceptionPoint.EXECUTION_END)
+
 
 async def _run(wrapped: Any, args: Args, kwargs: Kwargs) -> Any:
     agent = _argument(args, kwargs, 0, "starting_agent")
@@ -148,12 +151,15 @@ async def _run(wrapped: Any, args: Args, kwargs: Kwargs) -> Any:
             await _end_turn(scope, result)
             return result
         try:
-            inputs = await run.abegin(_argument(args, kwargs, 1, "input"))
-            args, kwargs = _with_argument(args, kwargs, 1, "input", inputs)
+            given = _argument(args, kwargs, 1, "input")
+            inputs = await run.abegin(given) if any_hooks(_BEGIN) else run.begin(given)  # no hook: no coroutine
+            if inputs is not given:
+                args, kwargs = _with_argument(args, kwargs, 1, "input", inputs)
             result = await wrapped(*args, **kwargs)
             check_latch()  # an abort a tool's error handling turned into a tool output
             await _end_turn(scope, result)
-            return _apply_output(result, await run.asucceed(result))
+            output = await run.asucceed(result) if any_hooks(_SUCCEED) else run.succeed(result)
+            return _apply_output(result, output)
         except BaseException as error:
             kept = surfaced(error)
             await _end_turn(scope, failed=True)

@@ -22,7 +22,6 @@ hooks run before this site, its output guardrails and ``on_tool_end`` after.
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
@@ -31,6 +30,7 @@ from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint
 
+from hookport.adapters._sdk_data import plain
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.openai_agents._state import FRAMEWORK, agent_name, check_latch, current_agent, record
 
@@ -82,15 +82,43 @@ class _InvocationShape(ToolShape[Any]):
 INVOCATION = _InvocationShape()
 
 
-def arguments_of(raw: Any) -> dict[str, Any]:
-    """A function tool's JSON arguments as a dict ({} when they are not a JSON object)."""
-    if isinstance(raw, dict):
-        return dict(raw)
+def _parse(raw: str) -> dict[str, Any]:
     try:
-        parsed = json.loads(raw) if isinstance(raw, str) and raw.strip() else {}
+        parsed = json.loads(raw) if raw.strip() else {}
     except ValueError:
         return {}
     return parsed if isinstance(parsed, dict) else {}
+
+
+_last: tuple[Any, dict[str, Any]] = (None, {})
+"""The arguments string last parsed here and its parse, which is never handed out to be edited.
+One call's arguments are read up to three times (the native-approval check, the call site, the
+tool's body) and a JSON parse is ~13k instructions. Keyed by the string object itself, which this
+keeps alive: a parse depends on the string alone, so a concurrent call can only miss, never mismatch."""
+
+
+def arguments_seen(raw: Any) -> dict[str, Any]:
+    """A function tool's JSON arguments as a dict ({} when they are not a JSON object), to read or
+    compare, not to edit (`arguments_of` gives a copy to edit)."""
+    global _last
+    if not isinstance(raw, str):
+        return dict(raw) if isinstance(raw, dict) else {}
+    last = _last
+    if raw is last[0]:
+        return last[1]
+    parsed = _parse(raw)
+    _last = (raw, parsed)
+    return parsed
+
+
+def forget_arguments() -> None:
+    global _last
+    _last = (None, {})
+
+
+def arguments_of(raw: Any) -> dict[str, Any]:
+    """A function tool's JSON arguments as a dict of its own ({} when they are not a JSON object)."""
+    return plain(arguments_seen(raw))  # JSON data: a copy as deep as deepcopy's, a dict of scalars at dict() cost
 
 
 async def _hooked(wrapped: Any, kwargs: Kwargs, name: str, tool_input: dict[str, Any]) -> Any:
@@ -108,11 +136,12 @@ async def _hooked(wrapped: Any, kwargs: Kwargs, name: str, tool_input: dict[str,
         framework=FRAMEWORK,
         metadata={"run_context": context},  # its approvals: wait = "native" reads is_tool_approved
     )
-    original = copy.deepcopy(ctx.tool_input)
+    original = arguments_seen(raw_arguments)  # the input as parsed, unedited (`tool_input` is a copy of it)
 
     async def run(c: ToolCallHookContext) -> Any:
-        arguments = raw_arguments if c.tool_input == original else json.dumps(c.tool_input, default=str)
-        return await wrapped(**{**kwargs, "arguments": arguments})
+        if c.tool_input == original:
+            return await wrapped(**kwargs)  # the very string: the body finds its parse (`arguments_seen`)
+        return await wrapped(**{**kwargs, "arguments": json.dumps(c.tool_input, default=str)})
 
     try:
         if sync_wraps(ExtensionPoint.WRAP_TOOL_CALL):
@@ -121,6 +150,8 @@ async def _hooked(wrapped: Any, kwargs: Kwargs, name: str, tool_input: dict[str,
     except HookAborted as error:
         record(error)
         raise
+    finally:
+        forget_arguments()  # the call is over: its string is not met again (and is not kept alive)
 
 
 def _ours(wrapped: Any) -> bool:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -23,8 +24,9 @@ def event_class(name: str) -> Any:
     raise ImportError(f"strands has no event class {name}")
 
 
-async def drained(events: Any) -> list[Any]:
-    """Every event of an async generator, closed whatever happens (a drained one is closed already)."""
+async def drained(events: Any, then: Callable[[list[Any]], Any] | None = None) -> Any:
+    """Every event of an async generator (or ``then(events)``: a model request's answer made here, not in
+    a coroutine around this one), closed whatever happens (a drained one is closed already)."""
     seen: list[Any] = []
     try:
         async for event in events:
@@ -32,4 +34,4 @@ async def drained(events: Any) -> list[Any]:
     except BaseException:
         await events.aclose()
         raise
-    return seen
+    return seen if then is None else then(seen)

@@ -19,7 +19,7 @@ caller when the request is complete, so what the run keeps matches what POST hoo
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
@@ -62,7 +62,7 @@ class StrandsAnswerShape(ResponseShape[ModelAnswer]):
     def text(self, result: ModelAnswer) -> str | None:
         if not isinstance(result, ModelAnswer):
             return super().text(result)
-        return blocks_text(list(result.stop[1].get("content") or ()))
+        return blocks_text(result.stop[1].get("content") or [])
 
     def replace(self, result: ModelAnswer | None, text: str) -> ModelAnswer:
         if result is None:
@@ -108,9 +108,7 @@ _PARAMETERS = ("model", "system_prompt", "messages", "tool_specs")
 
 def _bound(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """``(model, system_prompt, messages, tool_specs)`` and the other options of a request
-    (Strands passes the four positionally: that is the path taken on every request)."""
-    if len(args) == len(_PARAMETERS):
-        return args, kwargs
+    when Strands does not pass the four positionally (it does on every request: `_request` asks first)."""
     bound = dict(zip(_PARAMETERS, args))
     bound.update({k: v for k, v in kwargs.items() if k in _PARAMETERS})
     return tuple(bound.get(p) for p in _PARAMETERS), {k: v for k, v in kwargs.items() if k not in _PARAMETERS}
@@ -118,27 +116,28 @@ def _bound(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ..
 
 async def _request(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], agent: Any,
                    iterations: int) -> AsyncIterator[Any]:
-    request, options = _bound(args, kwargs)
+    request, options = (args, kwargs) if len(args) == len(_PARAMETERS) else _bound(args, kwargs)
     model, system_prompt, messages, tool_specs = request
     sent = list(messages or ())  # as sent: Strands appends the answer to its own list
     lazy = LazyView(lambda: MessageView(sent, system_prompt))
     ctx = LazyMessagesContext(lazy.build, keep_copy=False, llm=model, framework=FRAMEWORK, iterations=iterations,
                               agent=agent, agent_role=getattr(agent, "name", None))
 
-    async def send(c: LLMCallHookContext) -> ModelAnswer:
+    def send(c: LLMCallHookContext) -> Awaitable[ModelAnswer]:
+        """The request as the hooks left it: one coroutine, `drained` making the answer itself."""
         view = lazy.view  # None: no hook read the messages, the request goes out as it came
         if view is None:
-            return _answer(await drained(wrapped(*request, **options)))
+            return drained(wrapped(*request, **options), _answer)
         view.messages = c.messages  # the hooks' list, edited in place or replaced
         if not view.changed():
-            return _answer(await drained(wrapped(*request, **options)))
+            return drained(wrapped(*request, **options), _answer)
         call_options = options
         system = view.system_prompt()
         if system != system_prompt:
             call_options = dict(options)
             if "system_prompt_content" in call_options:
                 call_options["system_prompt_content"] = [{"text": system}] if system is not None else None
-        return _answer(await drained(wrapped(model, system, view.to_strands(), tool_specs, **call_options)))
+        return drained(wrapped(model, system, view.to_strands(), tool_specs, **call_options), _answer)
 
     if has_hooks(ExtensionPoint.WRAP_MODEL_CALL) and sync_wraps(ExtensionPoint.WRAP_MODEL_CALL):
         answer = await on_worker(model_call, ctx, send, SHAPE)
@@ -150,7 +149,7 @@ async def _request(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], 
 
 
 def _answer(seen: list[Any]) -> ModelAnswer:
-    """A drained request (a plain function, not a coroutine around `drained`: a frame fewer per request)."""
+    """A drained request's events as its answer (`drained` calls it: no coroutine of its own)."""
     stop = seen.pop() if seen and "stop" in seen[-1] else None
     if stop is None:
         raise RuntimeError("the model stream ended without a stop event")

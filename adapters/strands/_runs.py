@@ -33,11 +33,12 @@ from hookport.adapters.strands._state import FRAMEWORK, agent_fields, new_invoca
 from hookport.answers import register_answer_type
 from hookport.boundary import Execution, boundary_hooks_active, current_execution, entered, open_execution
 from hookport.errors import HookAborted
-from hookport.points import InterceptionPoint
-from hookport.registry import has_hooks
+from hookport.points import EXECUTION_BOUNDARY_POINTS, InterceptionPoint
+from hookport.registry import any_hooks, has_hooks
 
 P = InterceptionPoint
 STEP_KIND = "event_loop_cycle"
+_STEP_POINTS = (P.PRE_STEP, P.POST_STEP)
 _END_POINTS = (P.OUTPUT, P.EXECUTION_END)
 
 
@@ -48,9 +49,13 @@ def _turn_hooks() -> bool:
     return has_hooks(boundary.TURN_START) or has_hooks(boundary.TURN_END)
 
 
-_UNWRAPPED_BY: ContextVar[Any] = ContextVar("hookport_strands_unwrapped_by", default=None)
-"""The agent whose ``invoke_async`` is draining the ``stream_async`` it is about to start: that
-coroutine leaves a ``HookAborted`` as itself, so the stream needs no generator of ours around it."""
+_RUN_POINTS = (*EXECUTION_BOUNDARY_POINTS, boundary.TURN_START, boundary.TURN_END)
+
+_UNWRAPPED_BY: ContextVar[list[Any] | None] = ContextVar("hookport_strands_unwrapped_by", default=None)
+"""``[agent]``: the agent whose ``invoke_async`` is draining the ``stream_async`` it is about to start
+(that coroutine leaves a ``HookAborted`` as itself, so the stream needs no generator of ours around
+it). The stream empties the list as it starts: for that stream only, not for a later one of the same
+agent inside it, and with no second context write per run."""
 
 
 def run_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -58,11 +63,13 @@ def run_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[s
     new_invocation(instance)
     if not registry._global and not registry._open_scopes:  # nothing registered: straight through
         return wrapped(*args, **kwargs)
-    drained_by_invoke = _UNWRAPPED_BY.get() is instance
+    invoking = _UNWRAPPED_BY.get()
+    drained_by_invoke = invoking is not None and invoking[0] is instance
     if drained_by_invoke:
-        _UNWRAPPED_BY.set(None)  # for this stream only, not for a later one of the same agent inside it
-    outer = current_execution() is None and boundary_hooks_active()
-    if not outer and not _turn_hooks():
+        invoking[0] = None
+    observed = any_hooks(_RUN_POINTS)  # no run or turn hook (a model or tool policy): one registry call, not seven
+    outer = observed and current_execution() is None and boundary_hooks_active()
+    if not outer and not (observed and _turn_hooks()):
         if drained_by_invoke:  # invoke_async unwraps an abort itself: one frame per run, not one per event
             return wrapped(*args, **kwargs)
         return _unwrapping(wrapped(*args, **kwargs))
@@ -78,7 +85,7 @@ def invoke_entry(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
 
 
 async def _invoking(wrapped: Any, agent: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    token = _UNWRAPPED_BY.set(agent)
+    token = _UNWRAPPED_BY.set([agent])
     try:
         return await wrapped(*args, **kwargs)
     except Exception as error:
@@ -247,7 +254,7 @@ _cycles: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
 def event_loop_step(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``event_loop_cycle(agent=..., invocation_state=..., ...)``: one step."""
-    if not registry._global and not registry._open_scopes or not (has_hooks(P.PRE_STEP) or has_hooks(P.POST_STEP)):
+    if not registry._global and not registry._open_scopes or not any_hooks(_STEP_POINTS):
         return wrapped(*args, **kwargs)  # the first test: nothing registered at all, no call
     agent = kwargs.get("agent", args[0] if args else None)
     return _step(wrapped(*args, **kwargs), agent)

@@ -102,9 +102,7 @@ def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[st
 
 def _bound(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...], dict[str, Any]]:
     """``(agent, tool_use, tool_results, invocation_state)``, the arguments after them and the
-    options (Strands passes the four positionally: the path of every call)."""
-    if len(args) >= len(_PARAMETERS):  # then no option can name one of the four
-        return args[:len(_PARAMETERS)], args[len(_PARAMETERS):], kwargs
+    options, when Strands does not pass the four positionally (it does on every call: `_run` asks first)."""
     bound = dict(zip(_PARAMETERS, args))
     bound.update({k: v for k, v in kwargs.items() if k in _PARAMETERS})
     options = {k: v for k, v in kwargs.items() if k not in _PARAMETERS}
@@ -112,7 +110,10 @@ def _bound(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ..
 
 
 async def _run(wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> AsyncIterator[Any]:
-    (agent, tool_use, tool_results, invocation_state), extra, options = _bound(args, kwargs)
+    if len(args) >= len(_PARAMETERS):  # Strands passes the four positionally: no option can name one of them
+        (agent, tool_use, tool_results, invocation_state), extra, options = args[:4], args[4:], kwargs
+    else:
+        (agent, tool_use, tool_results, invocation_state), extra, options = _bound(args, kwargs)
     name = str(tool_use.get("name"))
     call_id = str(tool_use.get("toolUseId"))
     given = tool_use.get("input")
