@@ -199,6 +199,7 @@ class Adapter:
             )
             self._generation += 1
             self._active = True
+            _note_active(self, True)
             self.report = report
             try:
                 self.activate(report)
@@ -213,6 +214,7 @@ class Adapter:
                 return False
             self._generation += 1
             self._active = False
+            _note_active(self, False)
             self._awaiting.clear()
             self.deactivate()
             return True
@@ -335,6 +337,27 @@ class Adapter:
         if self.report is not None:
             self.report.patched.clear()
             self.report.pending.clear()
+
+
+_active_adapters: set[Adapter] = set()
+_active_names: frozenset[str] = frozenset()
+"""The names of the adapters installed now, whoever installed them (`adapters.install` or an
+instance of its own): read on hot paths, so rebuilt on each install and uninstall."""
+
+
+def _note_active(adapter: Adapter, active: bool) -> None:
+    global _active_names
+    (_active_adapters.add if active else _active_adapters.discard)(adapter)
+    _active_names = frozenset(a.name for a in _active_adapters)
+
+
+def installed_alone(name: str) -> bool:
+    """True when the adapter `name` is the only one installed: no adapter above or below it reads
+    the layer marks (`hookport.calls.MODEL_LAYER`), so marks kept only for them can be skipped. An
+    adapter installed during a call only misses the marks of that call: it then dispatches that
+    call's tool calls itself too (one more dispatch, never one fewer)."""
+    names = _active_names
+    return len(names) == 1 and name in names
 
 
 def lazy_wrapper(package: str, module: str, function: str) -> Wrapper:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
+from hookport.adapters._base import installed_alone
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.strands._events import drained, event_class
 from hookport.adapters.strands._messages import MessageView, blocks_text, message_with_text
@@ -83,8 +84,8 @@ def model_request(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: di
     if not registry._global and not registry._open_scopes:  # nothing registered: no call to ask
         return wrapped(*args, **kwargs)
     if not model_hooks_active():
-        if tool_hooks_active():  # the openai adapter underneath leaves the answer's tool calls to us
-            return _marked(wrapped(*args, **kwargs))
+        if tool_hooks_active() and not installed_alone(FRAMEWORK):  # an SDK adapter underneath leaves the
+            return _marked(wrapped(*args, **kwargs))  # answer's tool calls to us: a mark per event, ~170k a run
         return wrapped(*args, **kwargs)
     return _request(wrapped, args, kwargs, agent, iterations)
 

@@ -21,6 +21,7 @@ from hookport.adapters import (
     UnknownAdapterError,
     UnsupportedVersionError,
 )
+from hookport.adapters import _base
 from hookport.adapters._versions import in_range, release
 
 MODULE = "hookport_toyframework"
@@ -110,6 +111,29 @@ def test_a_plain_target_is_an_ordinary_method_called_like_wrapt_and_uninstall_re
     finally:
         adapter.uninstall()
     assert module.Model.__dict__["call"] is original
+
+
+class OtherToyAdapter(ToyAdapter):
+    name: ClassVar[str] = "other-toy"
+
+
+def test_installed_alone_follows_every_install_and_uninstall_of_any_instance(toy: str) -> None:
+    """What strands asks before skipping the marks only an adapter beside it reads."""
+    importlib.import_module(toy)
+    first, second = ToyAdapter(), OtherToyAdapter()  # instances of their own, not adapters.install's
+    assert not _base.installed_alone("toy")
+    first.install()
+    try:
+        assert _base.installed_alone("toy") and not _base.installed_alone("other-toy")
+        second.install()
+        try:
+            assert not _base.installed_alone("toy") and not _base.installed_alone("other-toy")
+        finally:
+            second.uninstall()
+        assert _base.installed_alone("toy")
+    finally:
+        first.uninstall()
+    assert not _base.installed_alone("toy")
 
 
 def test_install_before_import_patches_at_import(toy: str) -> None:
