@@ -29,9 +29,10 @@ a hook registered mid-run applies from the next request or tool call. With nothi
 registered each wrapper is one lookup; a run begun so still turns an abort raised
 after a tool ran into ``HookAborted`` (`_plain_run`).
 
-The four targets every run passes are patched as plain methods (``Target(plain=True)``), not
-wrapt proxies: a proxy's bound wrapper costs about 7,000 CPU instructions per call of a method,
-more than the rest of an idle install (issue #29).
+The four targets every run passes get a plain function (the original's own parameters,
+``__wrapped__`` the original) over the base's wrapt proxy once it is placed (`_direct`): a
+proxy costs about 7,000 CPU instructions per call of a method, more than the rest of an idle
+install (issue #29).
 
 Runs are patched at ``AgentMiddlewareLayer.run`` instead of joining
 ``AgentMiddleware``: a streamed run's end is only visible through
@@ -63,10 +64,11 @@ from hookport.reentry import hooks_off
 from hookport.registry import any_hooks, chains
 
 from hookport.adapters.agent_framework import _body
+from hookport.adapters.agent_framework._direct import DirectPatches
 from hookport.adapters.agent_framework._calls import LAYER as CALL_LAYER, invoke
 from hookport.adapters.agent_framework._layers import ClientLayersError
 from hookport.adapters.agent_framework._requests import get_response
-from hookport.adapters.agent_framework._state import (ACTIVE, AbortEscape, buffered_streaming,
+from hookport.adapters.agent_framework._state import (ACTIVE, AbortEscape, buffered_streaming, current_run,
                                                      in_plain_run, set_stream_mode, stream_mode)
 
 __all__ = ["AgentFrameworkAdapter", "ClientLayersError", "buffered_streaming", "set_stream_mode", "stream_mode"]
@@ -168,16 +170,46 @@ class AgentFrameworkAdapter(Adapter):
 
     def targets(self) -> Sequence[Target]:
         return (
-            Target(_MIDDLEWARE, "AgentMiddlewareLayer.run", _agent_run, _RUN, "async", plain=True),
-            Target(_CLIENTS, "BaseChatClient.get_response", get_response, MODEL_POINTS, "async", plain=True),
-            Target(_TOOLS, "FunctionTool.invoke", _tool_invoke, TOOL_POINTS, "async", plain=True),
-            Target(_TOOLS, "FunctionTool.__call__", _tool_body, TOOL_POINTS, "sync", plain=True),
+            Target(_MIDDLEWARE, "AgentMiddlewareLayer.run", _agent_run, _RUN, "async"),
+            Target(_CLIENTS, "BaseChatClient.get_response", get_response, MODEL_POINTS, "async"),
+            Target(_TOOLS, "FunctionTool.invoke", _tool_invoke, TOOL_POINTS, "async"),
+            Target(_TOOLS, "FunctionTool.__call__", _tool_body, TOOL_POINTS, "sync"),
         )
+
+    _direct: Any = None
+    """The plain functions over the base's proxies of the hot targets (`_direct`), placed on activate."""
 
     def activate(self, report: InstallReport) -> None:
         ACTIVE.on = True
         super().activate(report)
+        direct = self._direct = DirectPatches()
+        for module, place in _DIRECT.items():
+            self.when_imported(module, lambda loaded, place=place: direct is self._direct and place(direct, loaded))
 
     def deactivate(self) -> None:
         ACTIVE.on = False
+        if self._direct is not None:
+            self._direct.remove()
+            self._direct = None
         super().deactivate()
+
+
+def _no_run() -> bool:
+    return current_run.get() is None
+
+
+def _place_run(direct: DirectPatches, module: Any) -> None:
+    direct.place(module.AgentMiddlewareLayer, "run", _agent_run)
+
+
+def _place_client(direct: DirectPatches, module: Any) -> None:
+    direct.place(module.BaseChatClient, "get_response", get_response, _no_run)  # outside a run, nothing to count
+
+
+def _place_tools(direct: DirectPatches, module: Any) -> None:
+    direct.place(module.FunctionTool, "invoke", _tool_invoke, True)
+    direct.place(module.FunctionTool, "__call__", _tool_body, True)
+
+
+_DIRECT = {_MIDDLEWARE: _place_run, _CLIENTS: _place_client, _TOOLS: _place_tools}
+"""module -> what of it gets a plain function over its proxy (`_direct`), once the base patched it."""
