@@ -15,7 +15,7 @@ import importlib
 import threading
 from importlib import metadata
 
-from hookport.adapters._base import Adapter, InstallReport, Target
+from hookport.adapters._base import Adapter, InstallReport, Target, installed_alone
 from hookport.adapters._errors import (
     AdapterError,
     FrameworkNotInstalledError,
@@ -39,6 +39,7 @@ __all__ = [
     "get",
     "install",
     "installed",
+    "installed_alone",
     "uninstall",
 ]
 
