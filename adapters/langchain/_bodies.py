@@ -30,8 +30,6 @@ from hookport.adapters.langchain._tools import blocked_message, split_input
 
 LAYER = body_layer(_state.FRAMEWORK)
 _PLUMBING = frozenset({"run_manager", "callbacks", "config"})
-_registered = registry._global
-"""The points with global hooks (changed in place): empty, with no scope open, is "nothing registered"."""
 
 class BodyShape(ToolShape[Any]):
     """A body returns content (`BaseTool.run` makes the ToolMessage): a refusal is its text."""
@@ -78,7 +76,7 @@ def guarded_run(original: Any) -> Any:
 
     @functools.wraps(original)
     def _run(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not _registered and not registry._open_scopes or not body_must_decide(self.name, LAYER):
+        if not registry._global and not registry._open_scopes or not body_must_decide(self.name, LAYER):
             return original(self, *args, **kwargs)
         call = BodyCall(self, args, kwargs)
 

@@ -46,17 +46,13 @@ POST = InterceptionPoint.POST_MODEL_CALL
 WRAP = ExtensionPoint.WRAP_MODEL_CALL
 _current = _state._run.get
 _guard = _state.model_guard
-_registered = registry._global
-"""The points with global hooks (changed in place): empty, with no scope open, is "nothing registered"."""
 _warned_passthrough = False
 
 
 def _idle(instance: Any) -> bool:
     """True when the original should run untouched: no model hook (or a hook is running),
     or an outer layer already dispatched. Re-raises the run's sticky abort first."""
-    state = _current()
-    if state is not None and state.root.aborted is not None:
-        raise state.root.aborted
+    _state.raise_sticky_abort()
     if not _state.model_hooks_on():
         return True
     return _guard.held(id(instance))
@@ -214,10 +210,8 @@ async def _amarked_chunks(stream: Any) -> AsyncIterator[Any]:
 
 
 def chat_generate(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    if not _registered and not registry._open_scopes:  # nothing registered: one lookup
-        state = _current()
-        if state is not None and state.root.aborted is not None:
-            raise state.root.aborted
+    if not registry._global and not registry._open_scopes:  # nothing registered: one lookup
+        _state.raise_sticky_abort()
         return wrapped(*args, **kwargs)
     if _idle(instance):
         if _state.tool_hooks_on():

@@ -42,7 +42,6 @@ from hookport.boundary import (
 )
 from hookport.errors import HookAborted
 from hookport.points import InterceptionPoint
-from hookport import registry
 from hookport.registry import has_hooks
 from hookport.runs import _current_execution, bound_run
 
@@ -56,8 +55,6 @@ START_POINTS = (InterceptionPoint.EXECUTION_START, InterceptionPoint.INPUT)
 END_POINTS = (InterceptionPoint.OUTPUT, InterceptionPoint.EXECUTION_END)
 _START, _INPUT = START_POINTS
 _OUTPUT, _END = END_POINTS
-_PRE_STEP, _POST_STEP = InterceptionPoint.PRE_STEP, InterceptionPoint.POST_STEP
-_chains = registry.chains
 _set_run = _state._run.set
 _reset_run = _state._run.reset
 STEP_KIND = "node"
@@ -440,11 +437,11 @@ def _step_fields(task: Any) -> dict[str, Any]:
 def _step_idle(task: Any) -> bool:
     """No step hook (the common case is decided before anything else), or an internal task.
     Re-raises the run's sticky abort first."""
-    state = _current()
-    if state is not None and state.root.aborted is not None:
-        raise state.root.aborted
-    if not _state.step_hooks_on():
-        return True
+    _state.raise_sticky_abort()
+    return not _state.step_hooks_on() or _internal(task)
+
+
+def _internal(task: Any) -> bool:
     return task.name.startswith("__")  # __start__ and other LangGraph-internal tasks
 
 
@@ -463,14 +460,11 @@ def _new_writes(task: Any, writes: list[Any], given: Any) -> None:
 
 
 def step_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    # `_step_idle`, inlined for the common case: no step hook
-    state = _current()
-    if state is not None and state.root.aborted is not None:
-        raise state.root.aborted
-    if not _chains[_PRE_STEP] and not _chains[_POST_STEP] and not registry._open_scopes:
+    _state.raise_sticky_abort()  # `_step_idle`, with no step hook (the common case) decided before the task is read
+    if not _state.step_hooks_on():
         return wrapped(*args, **kwargs)
     task = args[0] if args else kwargs.get("task")
-    if _step_idle(task):
+    if _internal(task):
         return wrapped(*args, **kwargs)
     fields = _step_fields(task)
     try:

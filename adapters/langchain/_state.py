@@ -61,6 +61,14 @@ class RunState:
 
 _run: ContextVar[RunState | None] = ContextVar("hookport_langchain_run", default=None)
 
+def raise_sticky_abort() -> None:
+    """Re-raise the run's abort at the next call site: a hook's `HookAborted` that LangChain
+    caught somewhere inside the run (`RunState.record`) still ends it."""
+    state = _run.get()
+    if state is not None and state.root.aborted is not None:
+        raise state.root.aborted
+
+
 model_guard = ReentrancyGuard("langchain_model")
 """Held for a model while its `stream()` runs, so the `invoke()` fallback inside does not dispatch again."""
 

@@ -34,8 +34,6 @@ from hookport.adapters.langchain import _state
 from hookport.adapters.langchain._context import LangChainToolContext
 
 _current = _state._run.get
-_registered = registry._global
-"""The points with global hooks (changed in place): empty, with no scope open, is "nothing registered"."""
 
 _inline: ContextVar[int | None] = ContextVar("hookport_langchain_inline_tool", default=None)
 """id() of a sync tool whose hooks already ran on the loop, for its one run in the executor thread."""
@@ -176,17 +174,13 @@ def _with_result_text(result: Any, text: str, tool_call_id: str | None) -> Any:
 
 def _idle() -> bool:
     """True when the tool should run untouched; re-raises the run's sticky abort first."""
-    state = _current()
-    if state is not None and state.root.aborted is not None:
-        raise state.root.aborted
+    _state.raise_sticky_abort()
     return not _state.tool_hooks_on()
 
 
 def tool_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    if not _registered and not registry._open_scopes:  # nothing registered: one lookup
-        state = _current()
-        if state is not None and state.root.aborted is not None:
-            raise state.root.aborted
+    if not registry._global and not registry._open_scopes:  # nothing registered: one lookup
+        _state.raise_sticky_abort()
         return wrapped(*args, **kwargs)
     if _idle():
         return wrapped(*args, **kwargs)
