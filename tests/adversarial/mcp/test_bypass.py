@@ -71,6 +71,26 @@ def test_send_request_with_a_call_tool_request(deny: bool) -> None:
 
 
 @pytest.mark.parametrize("deny", DENY)
+def test_the_call_sites_original_reached_through_its_plain_patch(deny: bool) -> None:
+    """``call_tool`` is patched with a plain function (`Target(plain=True)`) whose ``__wrapped__`` is
+    the SDK's own method: calling that skips the call site, and ``send_request`` beneath refuses."""
+    from mcp import ClientSession
+
+    deny_purge(deny)
+    original = ClientSession.__dict__["call_tool"].__wrapped__
+    assert original is not ClientSession.__dict__["call_tool"]  # the patch is in place: the route exists
+
+    async def main() -> Any:
+        async with session() as tools:
+            return await original(tools, "purge_records", {"table": "users"})
+
+    result = asyncio.run(main())
+    assert purges() == (0 if deny else 1)
+    if deny:
+        assert "Tool call purge_records was refused: purging is not allowed" in text_of(result)
+
+
+@pytest.mark.parametrize("deny", DENY)
 def test_call_tool_dispatches_once(deny: bool) -> None:
     """call_tool decides; send_request beneath claims the decision: one PRE and one POST per call."""
     seen: list[str] = []
