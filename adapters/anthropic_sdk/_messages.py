@@ -244,12 +244,10 @@ class Messages(Dialect[MessagesAnswer]):
 
     def describe(self, answer: MessagesAnswer, calls: list[AskedCall] | None = None) -> dict[str, Any]:
         """`Dialect.describe`, and ``tool_use``: the same calls as the API's blocks."""
-        tool_calls, tool_use = [], []
-        for call in self.calls(answer) if calls is None else calls:
-            arguments = plain(call.arguments)
-            tool_calls.append({"id": call.id, "name": call.name, "arguments": arguments})
-            tool_use.append({"type": "tool_use", "id": call.id, "name": call.name, "input": arguments})
-        return {"tool_calls": tool_calls, "tool_use": tool_use}
+        described = super().describe(answer, calls)
+        described["tool_use"] = [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["arguments"]}
+                                 for c in described["tool_calls"]]
+        return described
 
     def text(self, answer: MessagesAnswer) -> str | None:
         if answer.events is not None:
