@@ -303,11 +303,12 @@ def _context(dialect: Dialect[Any], kwargs: Kwargs, read: _Read) -> LazyMessages
     )
 
 
-def _needs_buffer() -> bool:
-    return has_hooks(InterceptionPoint.POST_MODEL_CALL) or tool_hooks_active()
-
-
+_POST_MODEL = InterceptionPoint.POST_MODEL_CALL  # a module constant: no Enum metaclass hook per request on 3.10/3.11
 _WRAP = ExtensionPoint.WRAP_MODEL_CALL
+
+
+def _needs_buffer() -> bool:
+    return has_hooks(_POST_MODEL) or tool_hooks_active()
 
 
 class _Asked:

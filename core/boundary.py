@@ -33,6 +33,11 @@ T = TypeVar("T")
 
 __all__ = ["Execution", "current_execution", "execution", "open_execution"]
 
+# The boundary's points as module constants (see `hookport.calls`: an Enum member read through its
+# class costs a metaclass hook per read on Python 3.10 and 3.11; every run reads four or more).
+_START, _INPUT = InterceptionPoint.EXECUTION_START, InterceptionPoint.INPUT
+_OUTPUT, _END = InterceptionPoint.OUTPUT, InterceptionPoint.EXECUTION_END
+
 
 class Execution:
     """One outermost run of a framework entry point.
@@ -63,10 +68,10 @@ class Execution:
     def begin(self, inputs: Any) -> Any:
         """Dispatch EXECUTION_START then INPUT; returns the (possibly replaced) inputs."""
         self._token = _current_execution.set(self)
-        if has_hooks(InterceptionPoint.EXECUTION_START):
+        if has_hooks(_START):
             try:
                 ctx = dispatch(
-                    InterceptionPoint.EXECUTION_START,
+                    _START,
                     ExecutionStartContext(inputs, framework=self.framework, **self.fields),
                 )
             except HookAborted:
@@ -75,19 +80,19 @@ class Execution:
                 raise
             inputs = ctx.payload
         self.started = True
-        if has_hooks(InterceptionPoint.INPUT):
+        if has_hooks(_INPUT):
             inputs = dispatch(
-                InterceptionPoint.INPUT, InputContext(inputs, framework=self.framework, **self.fields)
+                _INPUT, InputContext(inputs, framework=self.framework, **self.fields)
             ).payload
         return inputs
 
     async def abegin(self, inputs: Any) -> Any:
         """`begin` for async entry points: async boundary hooks are awaited."""
         self._token = _current_execution.set(self)
-        if has_hooks(InterceptionPoint.EXECUTION_START):
+        if has_hooks(_START):
             try:
                 ctx = await adispatch(
-                    InterceptionPoint.EXECUTION_START,
+                    _START,
                     ExecutionStartContext(inputs, framework=self.framework, **self.fields),
                 )
             except HookAborted:
@@ -96,9 +101,9 @@ class Execution:
                 raise
             inputs = ctx.payload
         self.started = True
-        if has_hooks(InterceptionPoint.INPUT):
+        if has_hooks(_INPUT):
             inputs = (await adispatch(
-                InterceptionPoint.INPUT, InputContext(inputs, framework=self.framework, **self.fields)
+                _INPUT, InputContext(inputs, framework=self.framework, **self.fields)
             )).payload
         return inputs
 
@@ -112,20 +117,20 @@ class Execution:
 
     def succeed(self, output: Any) -> Any:
         """Dispatch OUTPUT then EXECUTION_END(completed); returns the final output."""
-        if has_hooks(InterceptionPoint.OUTPUT):
-            output = dispatch(InterceptionPoint.OUTPUT, self._output_context(output)).payload
+        if has_hooks(_OUTPUT):
+            output = dispatch(_OUTPUT, self._output_context(output)).payload
         self.ended = True
-        if has_hooks(InterceptionPoint.EXECUTION_END):
-            output = dispatch(InterceptionPoint.EXECUTION_END, self._end_context(output, "completed")).payload
+        if has_hooks(_END):
+            output = dispatch(_END, self._end_context(output, "completed")).payload
         return output
 
     async def asucceed(self, output: Any) -> Any:
         """`succeed` for async entry points."""
-        if has_hooks(InterceptionPoint.OUTPUT):
-            output = (await adispatch(InterceptionPoint.OUTPUT, self._output_context(output))).payload
+        if has_hooks(_OUTPUT):
+            output = (await adispatch(_OUTPUT, self._output_context(output))).payload
         self.ended = True
-        if has_hooks(InterceptionPoint.EXECUTION_END):
-            output = (await adispatch(InterceptionPoint.EXECUTION_END, self._end_context(output, "completed"))).payload
+        if has_hooks(_END):
+            output = (await adispatch(_END, self._end_context(output, "completed"))).payload
         return output
 
     def fail(self, error: BaseException) -> None:
@@ -133,10 +138,10 @@ class Execution:
         if not self.started or self.ended:
             return
         self.ended = True
-        if not has_hooks(InterceptionPoint.EXECUTION_END):
+        if not has_hooks(_END):
             return
         try:
-            dispatch(InterceptionPoint.EXECUTION_END, self._end_context(None, "failed", error))
+            dispatch(_END, self._end_context(None, "failed", error))
         except Exception:  # HookAborted included: nothing is left to abort
             pass
 
@@ -145,10 +150,10 @@ class Execution:
         if not self.started or self.ended:
             return
         self.ended = True
-        if not has_hooks(InterceptionPoint.EXECUTION_END):
+        if not has_hooks(_END):
             return
         try:
-            await adispatch(InterceptionPoint.EXECUTION_END, self._end_context(None, "failed", error))
+            await adispatch(_END, self._end_context(None, "failed", error))
         except Exception:  # HookAborted included: nothing is left to abort
             pass
 
