@@ -133,6 +133,10 @@ def test_a_tools_output_is_kept_when_its_siblings_end_hook_fails(hooked: bool) -
     still running on the bridge's worker, the bridge used to end the task with the cancel, the
     output was lost and the resumed run refused the call that had executed. The SDK waits 0.25 s
     for a cancelled tool only while it sees it progress on the loop."""
+    from agents.run_internal import tool_execution
+
+    if "tool_output_committer" not in inspect.getsource(tool_execution):
+        pytest.skip("this SDK does not keep an executed tool's output for a resumed run")
     if hooked:
         passthrough_everywhere()
         register_hook(InterceptionPoint.POST_TOOL_CALL, audit_slowly)
