@@ -21,6 +21,9 @@ were in the way:
   tool-call decision, scoped hooks), set in the caller's task for the call;
 - any exception comes back as itself (a falsy one included); one the call raises
   while the caller is being cancelled ends the caller at once (`_serve`);
+- a cancel that comes after the call returned, while the hooks finish (POST), waits
+  for them and then lands at the caller's next await (`_finish`): with the hooks on
+  the loop no cancel could come between the call and its POST hooks;
 - whatever the call returns reaches the hooks, and the caller, untouched (an
   awaitable included: the wrap chain awaits only the hooks' own awaitables).
 
@@ -91,22 +94,80 @@ async def on_worker(sequence: Callable[[Any, Callable[[Any], R], Any], R], ctx: 
     context = contextvars.copy_context()
     worker = loop.run_in_executor(_workers(), context.run, sequence, ctx, bridge.blocking_call, shape)
     try:
-        while True:
-            waiting = asyncio.ensure_future(bridge.wake.wait())
-            try:
-                await first_done(worker, waiting)
-            finally:
-                waiting.cancel()
-            request = bridge.next_request()
-            if request is not None:
-                await _serve(request, call)
-            elif worker.done():
-                break
+        late = await _drive(bridge, worker, call)
     except BaseException as error:  # cancelled, or the real call failed after a cancel: see `_serve`
-        bridge.cancel(error if isinstance(error, asyncio.CancelledError) else asyncio.CancelledError())
+        _abandon(bridge, worker, error if isinstance(error, asyncio.CancelledError) else asyncio.CancelledError())
+        raise
+    if late is not None:
+        await _finish(bridge, worker, late)
+    return worker.result()
+
+
+async def _drive(bridge: _Bridge, worker: asyncio.Future[Any], call: Callable[[Any], Awaitable[Any]]
+                 ) -> Optional[asyncio.CancelledError]:
+    """Serve the worker's real calls until it is done. A cancel that comes once a call has
+    returned, while only the hooks are left to run, is handed back instead of raised (`_finish`)."""
+    served = False
+    while True:
+        try:
+            await _woken(bridge, worker)
+        except asyncio.CancelledError as cancel:
+            if not served:
+                raise
+            return cancel
+        request = bridge.next_request()
+        if request is not None:
+            await _serve(request, call)
+            served = True
+        elif worker.done():
+            return None
+
+
+async def _woken(bridge: _Bridge, worker: asyncio.Future[Any]) -> None:
+    """Until the worker is done or asks for a call."""
+    waiting = asyncio.ensure_future(bridge.wake.wait())
+    try:
+        await first_done(worker, waiting)
+    finally:
+        waiting.cancel()
+
+
+_FINISH_POLL = 0.001
+"""Seconds between looks at the worker after a late cancel: a timer the loop, and a framework
+that waits for cancelled tasks only while it sees them progress, can see."""
+
+
+async def _finish(bridge: _Bridge, worker: asyncio.Future[Any], cancel: asyncio.CancelledError) -> None:
+    """A cancel after the real call returned: let the hooks finish (any call they still ask for is
+    refused), then cancel this task again, so the cancel lands at the caller's next await, as it
+    would if the hooks had run on the loop (where no cancel can come between the call and POST).
+    The Agents SDK keeps a tool's output only once its invoke returned: raising here lost it.
+    A second cancel while waiting ends the task at once."""
+    bridge.cancel(cancel)
+    try:
+        while not worker.done():
+            await asyncio.sleep(_FINISH_POLL)
+    except BaseException:
         worker.add_done_callback(_collected)
         raise
-    return worker.result()
+    _cancel_again(cancel)
+
+
+def _cancel_again(cancel: asyncio.CancelledError) -> None:
+    """Cancel this task again with `cancel`'s message, counted once (``Task.cancelling``, 3.11+)."""
+    task = asyncio.current_task()
+    if task is None:
+        return
+    uncancel = getattr(task, "uncancel", None)
+    if uncancel is not None:
+        uncancel()
+    task.cancel(*cancel.args[:1])
+
+
+def _abandon(bridge: _Bridge, worker: asyncio.Future[Any], cancel: asyncio.CancelledError) -> None:
+    """Refuse the worker's further calls and read its outcome whenever it comes."""
+    bridge.cancel(cancel)
+    worker.add_done_callback(_collected)
 
 
 class _Request:

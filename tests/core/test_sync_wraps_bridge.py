@@ -285,3 +285,101 @@ def test_a_failure_the_call_raises_after_a_cancel_ends_the_task_at_once(hook: st
             await asyncio.wait_for(task, 5)
 
     asyncio.run(asyncio.wait_for(main(), 10))
+
+
+def test_a_cancel_while_the_hooks_finish_lands_at_the_callers_next_await() -> None:
+    """A cancel that comes after the real call returned, while a plain hook still works on the
+    worker, waits for the hooks, hands the answer back and then cancels the caller at its next
+    await, with its message: with the hooks on the loop no cancel could come in between, and a
+    framework that keeps a call's outcome once it returned (the Agents SDK's tool outputs) keeps it."""
+    finishing, finished = threading.Event(), threading.Event()
+
+    def lingers(ctx: ToolCallHookContext, call_next: Any) -> Any:
+        answer = call_next(ctx)
+        finishing.set()
+        time.sleep(0.2)  # the hook's own work after the call
+        finished.set()
+        return answer
+
+    register_hook(W, lingers)
+    after: list[Any] = []
+
+    async def tool(ctx: ToolCallHookContext) -> str:
+        return "done"
+
+    async def caller() -> None:
+        after.append(await hooked(tool))
+        await asyncio.sleep(30)
+        after.append("not cancelled")
+
+    async def main() -> None:
+        before = asyncio.all_tasks()
+        task = asyncio.ensure_future(caller())
+        while not finishing.is_set():
+            await asyncio.sleep(0.001)
+        task.cancel("run stopped")
+        with pytest.raises(asyncio.CancelledError) as raised:
+            await asyncio.wait_for(task, 10)
+        assert raised.value.args == (("run stopped",) if CANCEL_MESSAGE_REACHES_THE_AWAITER else ())
+        assert asyncio.all_tasks() - before == set()
+
+    asyncio.run(main())
+    assert finished.is_set() and after == ["done"]
+
+
+def test_a_retry_after_a_cancel_while_the_hooks_finish_is_refused() -> None:
+    attempts: list[str] = []
+    finishing = threading.Event()
+
+    def retries_slowly(ctx: ToolCallHookContext, call_next: Any) -> Any:
+        call_next(ctx)
+        finishing.set()
+        time.sleep(0.2)  # a back-off before the retry
+        return call_next(ctx)
+
+    register_hook(W, retries_slowly)
+
+    async def tool(ctx: ToolCallHookContext) -> str:
+        attempts.append("ran")
+        return "done"
+
+    async def main() -> None:
+        task = asyncio.ensure_future(hooked(tool))
+        while not finishing.is_set():
+            await asyncio.sleep(0.001)
+        task.cancel("run stopped")
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 10)
+
+    asyncio.run(main())
+    assert attempts == ["ran"]
+
+
+def test_a_second_cancel_while_the_hooks_finish_ends_the_caller_at_once() -> None:
+    finishing, release = threading.Event(), threading.Event()
+
+    def lingers(ctx: ToolCallHookContext, call_next: Any) -> Any:
+        answer = call_next(ctx)
+        finishing.set()
+        release.wait(10)
+        return answer
+
+    register_hook(W, lingers)
+
+    async def tool(ctx: ToolCallHookContext) -> str:
+        return "done"
+
+    async def main() -> None:
+        task = asyncio.ensure_future(hooked(tool))
+        while not finishing.is_set():
+            await asyncio.sleep(0.001)
+        task.cancel()
+        await asyncio.sleep(0.05)
+        assert not task.done()  # the first cancel waits for the hooks
+        task.cancel()
+        await asyncio.sleep(0.05)
+        ended_at_once = task.done()
+        release.set()
+        assert ended_at_once and task.cancelled()
+
+    asyncio.run(asyncio.wait_for(main(), 10))

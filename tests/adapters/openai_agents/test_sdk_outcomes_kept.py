@@ -7,6 +7,9 @@ Each scenario runs twice, with no hook and with a pass-through hook on every too
   (``test_sync_function_preserves_awaitable_result``);
 - a cancelled parallel tool that fails fatally while it winds down: its late error wins over the
   sibling's ordinary one (``test_multiple_tool_calls_raise_late_fatal_sibling_exception_after_cancellation``);
+- a parallel tool whose hooks are still finishing (POST, on the bridge's worker) when its sibling's
+  end hook fails keeps its output for the resumed run
+  (``test_failed_parallel_tool_end_hook_checkpoints_outputs_in_model_order``);
 - ``copy.copy`` of a tool whose body was replaced after it was built keeps that very body
   (``test_shallow_copy_preserves_callable_with_bound_method_metadata``), while a copy of a guarded
   tool still refuses a denied call.
@@ -17,10 +20,11 @@ from __future__ import annotations
 import asyncio
 import copy
 import inspect
+import time
 from typing import Any
 
 import pytest
-from agents import Agent, FunctionTool, Runner, function_tool
+from agents import Agent, FunctionTool, RunHooks, Runner, UserError, function_tool
 from agents.tool_context import ToolContext
 
 from hookport import ExtensionPoint, HookAborted, InterceptionPoint, register_hook
@@ -101,6 +105,74 @@ def test_a_cancelled_siblings_late_fatal_error_wins(monkeypatch: pytest.MonkeyPa
 
     asyncio.run(main())
     assert sorted(runs) == ["fails_first", "fails_late"]
+
+
+class FailSecondEndHookOnce(RunHooks[Any]):
+    """The sibling's end hook fails once, as soon as the first tool's body has returned."""
+
+    def __init__(self, first_returned: asyncio.Event) -> None:
+        self.first_returned = first_returned
+        self.failed = False
+
+    async def on_tool_end(self, context: Any, agent: Any, tool: Any, result: object) -> None:
+        if tool.name == "second" and not self.failed:
+            await self.first_returned.wait()
+            self.failed = True
+            raise RuntimeError("second end hook failed")
+
+
+def audit_slowly(ctx: Any) -> None:
+    """A POST hook's own work (an audit write) after the first tool returned, on the worker."""
+    if ctx.tool_name == "first":
+        time.sleep(0.05)
+
+
+@HOOKED
+def test_a_tools_output_is_kept_when_its_siblings_end_hook_fails(hooked: bool) -> None:
+    """The SDK cancels the first tool when the second's end hook fails; with the first's POST hook
+    still running on the bridge's worker, the bridge used to end the task with the cancel, the
+    output was lost and the resumed run refused the call that had executed. The SDK waits 0.25 s
+    for a cancelled tool only while it sees it progress on the loop."""
+    from agents.run_internal import tool_execution
+
+    if "tool_output_committer" not in inspect.getsource(tool_execution):
+        pytest.skip("this SDK does not keep an executed tool's output for a resumed run")
+    if hooked:
+        passthrough_everywhere()
+        register_hook(InterceptionPoint.POST_TOOL_CALL, audit_slowly)
+    executed: list[str] = []
+    inputs: list[list[dict[str, Any]]] = []
+
+    async def main() -> None:
+        first_returned = asyncio.Event()
+
+        async def first() -> str:
+            await asyncio.sleep(0.01)
+            executed.append("first")
+            first_returned.set()
+            return "first"
+
+        async def second() -> str:
+            executed.append("second")
+            return "second"
+
+        tools = [function_tool(first, needs_approval=True), function_tool(second, needs_approval=True)]
+        script = [Turn(tool_calls=[ToolCall("first", {}), ToolCall("second", {})]), Turn.final("done")]
+        agent = Agent(name="parallel", model=ScriptedModel(script, inputs), tools=tools)
+        hooks = FailSecondEndHookOnce(first_returned)
+        paused = await Runner.run(agent, "run tools")
+        state = paused.to_state()
+        for interruption in paused.interruptions:
+            state.approve(interruption)
+        with pytest.raises(UserError, match="second end hook failed"):
+            await asyncio.wait_for(Runner.run(agent, state, hooks=hooks), timeout=30)
+        resumed = await asyncio.wait_for(Runner.run(agent, state, hooks=hooks), timeout=30)
+        assert resumed.final_output == "done"
+
+    asyncio.run(main())
+    assert sorted(executed) == ["first", "second"]
+    outputs = [m.get("call_id") for m in inputs[-1] if m.get("type") == "function_call_output"]
+    assert outputs == ["call_1", "call_2"]
 
 
 @HOOKED
