@@ -51,10 +51,11 @@ def refusal_of(function_call: Any) -> str | None:
 def calls_to_run(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``Model.get_function_calls_to_run(...)``: each external call decided before the app is handed it."""
     calls = wrapped(*args, **kwargs)
-    if not (registry._global or registry._open_scopes) or not tool_hooks_active():
+    if not (registry._global or registry._open_scopes):
         return calls
-    for function_call in calls:
-        if getattr(function_call.function, "external_execution", False) and refusal_of(function_call) is None:
+    for function_call in calls:  # the usual call is not external: no hook check for it
+        if getattr(function_call.function, "external_execution", False) and refusal_of(function_call) is None \
+                and tool_hooks_active():
             _decide(function_call)
     return calls
 

@@ -41,9 +41,12 @@ from hookport.adapters.agno._state import FRAMEWORK, RunState, current_run, esca
 from hookport.adapters.agno._steps import aopen_step, open_step
 
 P = InterceptionPoint
-_STEP_POINTS = (P.PRE_STEP, P.POST_STEP)
-_WRAP_MODEL = ExtensionPoint.WRAP_MODEL_CALL
-_MODEL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, _WRAP_MODEL)
+# The points as module constants: on Python 3.11 ``P.PRE_STEP`` is a lookup through EnumType's
+# ``__getattr__`` hook (about ten times a global's cost), made several times per request
+_PRE_STEP, _POST_STEP = P.PRE_STEP, P.POST_STEP
+_PRE_MODEL, _POST_MODEL, _WRAP_MODEL = P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL
+_STEP_POINTS = (_PRE_STEP, _POST_STEP)
+_MODEL_POINTS = (_PRE_MODEL, _POST_MODEL, _WRAP_MODEL)
 
 
 def _answer(text: str) -> Any:
@@ -170,7 +173,7 @@ def _quiet(kwargs: dict[str, Any]) -> bool:
 
 
 def _buffered() -> bool:
-    return stream_mode() == "buffered" or has_hooks(ExtensionPoint.WRAP_MODEL_CALL)
+    return stream_mode() == "buffered" or has_hooks(_WRAP_MODEL)
 
 
 def _step(run: RunState | None, kwargs: dict[str, Any]) -> int:
@@ -187,7 +190,7 @@ def _step(run: RunState | None, kwargs: dict[str, Any]) -> int:
 
 def _steps_hooked() -> bool:
     """`any_hooks` for the step points: two lookups while no scope is open."""
-    return bool(chains[P.PRE_STEP] or chains[P.POST_STEP] or registry._open_scopes and any_hooks(_STEP_POINTS))
+    return bool(chains[_PRE_STEP] or chains[_POST_STEP] or registry._open_scopes and any_hooks(_STEP_POINTS))
 
 
 async def _astep(run: RunState | None, kwargs: dict[str, Any]) -> int:
@@ -214,12 +217,12 @@ def invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str,
     if run is None:
         iterations = 0
     else:  # `_step(run, kwargs)`, without its frame
-        if run.step_started is not None or chains[P.PRE_STEP] or chains[P.POST_STEP] or \
+        if run.step_started is not None or chains[_PRE_STEP] or chains[_POST_STEP] or \
                 registry._open_scopes and any_hooks(_STEP_POINTS):
             open_step(run, kwargs.get("messages") or [], run.step_output)
         iterations = run.model_calls
         run.model_calls = iterations + 1
-    if not (chains[P.PRE_MODEL_CALL] or chains[P.POST_MODEL_CALL] or chains[_WRAP_MODEL] or
+    if not (chains[_PRE_MODEL] or chains[_POST_MODEL] or chains[_WRAP_MODEL] or
             registry._open_scopes and any_hooks(_MODEL_POINTS)):  # `model_hooks_active()` (hooks are on: above)
         if not tool_hooks_active():
             return wrapped(*args, **kwargs)
@@ -288,7 +291,7 @@ def _stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str
         yield from chunks
         return
     try:
-        dispatch(P.PRE_MODEL_CALL, ctx)
+        dispatch(_PRE_MODEL, ctx)
     except Exception as error:
         raise escaping(error) from None
     started = perf_counter()
@@ -299,7 +302,7 @@ def _stream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str
         yield chunk
     _passed(run, ctx, parts, started)
     try:
-        dispatch(P.POST_MODEL_CALL, ctx)
+        dispatch(_POST_MODEL, ctx)
     except Exception as error:
         raise escaping(error) from None
 
@@ -352,7 +355,7 @@ async def _astream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: d
             yield chunk
         return
     try:
-        await adispatch(P.PRE_MODEL_CALL, ctx)
+        await adispatch(_PRE_MODEL, ctx)
     except Exception as error:
         raise escaping(error) from None
     started = perf_counter()
@@ -363,7 +366,7 @@ async def _astream(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: d
         yield chunk
     _passed(run, ctx, parts, started)
     try:
-        await adispatch(P.POST_MODEL_CALL, ctx)
+        await adispatch(_POST_MODEL, ctx)
     except Exception as error:
         raise escaping(error) from None
 

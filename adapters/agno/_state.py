@@ -40,10 +40,7 @@ def copied_arguments(arguments: Any) -> dict[str, Any]:
     """A copy of a tool call's arguments that hooks may edit in place without reaching Agno's own
     objects: a flat copy when every value is immutable (the usual JSON scalars), else a deep one."""
     given = dict(arguments or {})
-    for value in given.values():
-        if type(value) not in _ATOMS:
-            return copy.deepcopy(given)
-    return given
+    return given if _ATOMS.issuperset(map(type, given.values())) else copy.deepcopy(given)  # no loop in Python
 
 
 class RunState:

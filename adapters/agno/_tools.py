@@ -46,8 +46,9 @@ from hookport.adapters.agno._external import Refused
 from hookport.adapters.agno._state import FRAMEWORK, copied_arguments, current_run, escaping
 
 P = InterceptionPoint
-_WRAP_TOOL = ExtensionPoint.WRAP_TOOL_CALL
-_TOOL_POINTS = (P.PRE_TOOL_CALL, P.POST_TOOL_CALL, _WRAP_TOOL)
+_PRE_TOOL, _POST_TOOL, _WRAP_TOOL = P.PRE_TOOL_CALL, P.POST_TOOL_CALL, ExtensionPoint.WRAP_TOOL_CALL
+"""Module constants: on Python 3.11 ``P.PRE_TOOL_CALL`` goes through EnumType's ``__getattr__`` hook."""
+_TOOL_POINTS = (_PRE_TOOL, _POST_TOOL, _WRAP_TOOL)
 
 
 def _outcome(**fields: Any) -> Any:
@@ -139,7 +140,7 @@ class _Call(ToolShape[Any]):
 def _bypassed(instance: Any) -> bool:
     """No tool hook would run, or an outer layer (another adapter's tool wrapping this call)
     already decided this very call (which this call site then claims)."""
-    return hooks_off.get()[0] or not (chains[P.PRE_TOOL_CALL] or chains[P.POST_TOOL_CALL] or chains[_WRAP_TOOL] or
+    return hooks_off.get()[0] or not (chains[_PRE_TOOL] or chains[_POST_TOOL] or chains[_WRAP_TOOL] or
                                       registry._open_scopes and any_hooks(_TOOL_POINTS)) or \
         decided_outside(instance.function.name, FRAMEWORK, instance.arguments or {})  # `tool_hooks_active()` inlined
 

@@ -4,7 +4,9 @@ users' tool_hooks next to hookport's, run retries, teams, async streams, message
 from __future__ import annotations
 
 import asyncio
+import inspect
 import threading
+import types
 from typing import Any
 
 import pytest
@@ -298,3 +300,17 @@ def test_install_report_names_every_call_site(agno_adapter: Any) -> None:
     assert report.missing == [] and len(report.patched) == 11, report
     assert "agno.tools.function:FunctionCall.aexecute" in report.patched
     assert "agno.models.base:Model.get_function_calls_to_run" in report.patched
+
+
+def test_sync_methods_are_plain_functions_and_async_ones_keep_their_kind() -> None:
+    """The per-call methods are patched with plain functions (cheaper than wrapt's proxy per call),
+    except coroutine and generator functions: wrapt's proxy still answers ``inspect`` as they do."""
+    from agno.models.base import Model
+    from agno.tools.function import FunctionCall
+
+    for method in (Agent.run, Agent.arun, Team.run, Team.arun, Model._invoke_with_retry,
+                   Model.get_function_calls_to_run, FunctionCall.execute):
+        assert type(method) is types.FunctionType and method is not method.__wrapped__, method
+    assert inspect.iscoroutinefunction(FunctionCall.aexecute) and inspect.iscoroutinefunction(Model._ainvoke_with_retry)
+    assert inspect.isgeneratorfunction(Model._invoke_stream_with_retry)
+    assert inspect.isasyncgenfunction(Model._ainvoke_stream_with_retry)
