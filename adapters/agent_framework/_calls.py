@@ -22,7 +22,8 @@ from hookport.contexts import ToolCallHookContext
 from hookport.errors import HookAborted
 
 from hookport.adapters.agent_framework._messages import _result_text
-from hookport.adapters.agent_framework._state import FRAMEWORK, AbortEscape, current_run, in_plain_run
+from hookport.adapters.agent_framework._state import (FRAMEWORK, AbortEscape, RunState, current_run, in_plain_run,
+                                                     set_run_fields)
 
 LAYER = FRAMEWORK
 """The layer name of this call site (`hookport.decisions`); the tool's body claims its decisions."""
@@ -71,24 +72,38 @@ def _arguments(kwargs: dict[str, Any]) -> Any:
     return given
 
 
-class _ToolRun:
-    """How the engine runs one hooked call: the framework's ``invoke`` with the hooks' arguments
-    (a bound method per call instead of a closure)."""
+class ToolContext(ToolCallHookContext):
+    """One hooked tool call: its context, and what `run_tool` needs to run it (one object per call,
+    built without the keyword chain of the base ``__init__``)."""
 
-    __slots__ = ("wrapped", "args", "kwargs", "tool_input")
+    __slots__ = ("_wrapped", "_args", "_kwargs", "_given")
 
-    def __init__(self, wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], tool_input: dict[str, Any]) -> None:
-        self.wrapped = wrapped
-        self.args = args
-        self.kwargs = kwargs
-        self.tool_input = tool_input
+    def __init__(self, wrapped: Any, args: tuple[Any, ...], kwargs: dict[str, Any], given: dict[str, Any],
+                 tool: Any, run: RunState | None) -> None:
+        self._wrapped = wrapped
+        self._args = args
+        self._kwargs = kwargs
+        self._given = given  # the arguments as the framework gave them (hooks edit a copy)
+        self.tool_name = tool.name
+        self.tool_input = dict(given)
+        self.tool = tool
+        self.tool_result = None
+        self.raw_tool_result = None
+        self.tool_call_id = kwargs.get("tool_call_id")
+        self.duration_ms = None
+        self.refused = False
+        self.refusal = None
+        self.wrappable = False
+        set_run_fields(self, run)
 
-    async def call(self, c: ToolCallHookContext) -> Any:
-        kwargs = self.kwargs
-        if c.tool_input == self.tool_input:
-            return await self.wrapped(*self.args, **kwargs)
-        direct = {k: kwargs[k] for k in ("context", "tool_call_id", "skip_parsing") if k in kwargs}
-        return await self.wrapped(*self.args, arguments=dict(c.tool_input), **direct)
+
+async def run_tool(c: ToolContext) -> Any:
+    """The engine's `run`: the framework's ``invoke``, with the hooks' arguments if they changed them."""
+    kwargs = c._kwargs
+    if c.tool_input == c._given:
+        return await c._wrapped(*c._args, **kwargs)
+    direct = {k: kwargs[k] for k in ("context", "tool_call_id", "skip_parsing") if k in kwargs}
+    return await c._wrapped(*c._args, arguments=dict(c.tool_input), **direct)
 
 
 async def invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -96,16 +111,12 @@ async def invoke(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
     the idle check found a tool hook and no outer layer decided this call."""
     run = current_run.get()
     given = kwargs.get("arguments")
-    if type(given) is dict:  # the tool loop's own arguments
-        tool_input = dict(given)
-    else:
+    if type(given) is not dict:  # the tool loop gives its own dict; anything else is read as the tool will
         given = _arguments(kwargs)
-        tool_input = as_dict(given) if isinstance(given, (Mapping, type(None))) or hasattr(given, "model_dump") else {}
-    ctx = ToolCallHookContext(instance.name, dict(tool_input), instance, tool_call_id=kwargs.get("tool_call_id"),
-                              agent=run.agent if run else None, agent_role=run.name if run else None,
-                              framework=FRAMEWORK)
+        given = as_dict(given) if isinstance(given, (Mapping, type(None))) or hasattr(given, "model_dump") else {}
     try:
-        return await atool_call(ctx, _ToolRun(wrapped, args, kwargs, tool_input).call, FUNCTION_SHAPE, layer=LAYER)
+        return await atool_call(ToolContext(wrapped, args, kwargs, given, instance, run), run_tool, FUNCTION_SHAPE,
+                                layer=LAYER)
     except HookAborted as aborted:
         if run is None and not in_plain_run.get():  # outside an agent run: nothing unwraps the escape
             raise

@@ -16,7 +16,7 @@ from typing import Any
 
 from hookport.boundary import apost_step, apre_step
 from hookport.calls import ResponseShape, amodel_call, model_hooks_active
-from hookport.contexts import LazyMessagesContext, LLMCallHookContext
+from hookport.contexts import LLMCallHookContext
 from hookport.dispatch import adispatch
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport import registry
@@ -24,7 +24,7 @@ from hookport.registry import any_hooks, chains
 from hookport.reentry import hooks_off
 
 from hookport.adapters.agent_framework._messages import MessageView, response_text, with_response_text
-from hookport.adapters.agent_framework._state import FRAMEWORK, RunState, current_run, stream_mode
+from hookport.adapters.agent_framework._state import FRAMEWORK, RunState, current_run, set_run_fields, stream_mode
 
 P = InterceptionPoint
 STEP_KIND = "tool_loop"
@@ -125,44 +125,65 @@ def get_response(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
                                                        steps))
     if steps:
         return _request(wrapped, instance, messages, rest, kwargs, run, iterations)
-    request = _Request(wrapped, messages, rest, kwargs)  # the engine's coroutine itself: no coroutine around it
-    return amodel_call(request.context(instance, run, iterations), request.send, CHAT_SHAPE)
+    # the engine's coroutine itself: no coroutine around it
+    return amodel_call(ChatContext(wrapped, messages, rest, kwargs, instance, run, iterations), send, CHAT_SHAPE)
 
 
-class _Request:
-    """One hooked request: its messages as sent and their view (made when a hook first reads
-    them), and how to send it: the engine's `send` and the context's `build` are this object's
-    bound methods (no closures, no list of views per request)."""
+_SLOT = LLMCallHookContext.__dict__["messages"]
+"""The base class's storage for `messages` (a slot descriptor), under `ChatContext`'s property."""
+_UNBUILT: Any = object()
+"""`messages` not built yet (a sentinel: an AttributeError per request would cost)."""
 
-    __slots__ = ("wrapped", "messages", "rest", "kwargs", "sent", "view")
 
-    def __init__(self, wrapped: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        self.wrapped = wrapped
-        self.messages = messages
-        self.rest = rest
-        self.kwargs = kwargs
-        self.sent = list(messages or ())  # as sent, should a hook first read them after the call
-        self.view: MessageView | None = None
+class ChatContext(LLMCallHookContext):
+    """One hooked request: its context, and what `send` needs to send it. One object per request
+    (no request holder, no bound methods, no keyword chain through the base ``__init__``);
+    `messages` are converted when a hook first reads or sets them (`MessageView`)."""
 
-    def context(self, client: Any, run: RunState | None, iterations: int) -> LazyMessagesContext:
-        """The request's context. This object does not keep it: the context holds `build`, so a
-        reference back would be a cycle left to the garbage collector on every request."""
-        return LazyMessagesContext(self.build, keep_copy=False, llm=client, agent=run.agent if run else None,
-                                   agent_role=run.name if run else None, framework=FRAMEWORK, iterations=iterations)
+    __slots__ = ("_wrapped", "_original", "_sent", "_rest", "_kwargs", "_view")
 
-    def build(self) -> list[dict[str, Any]]:
-        self.view = view = MessageView(self.sent)
-        return list(view.dicts)
+    def __init__(self, wrapped: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any], client: Any,
+                 run: RunState | None, iterations: int) -> None:
+        self._wrapped = wrapped
+        self._original = messages
+        self._sent = list(messages or ())  # as sent, should a hook first read them after the call
+        self._rest = rest
+        self._kwargs = kwargs
+        self._view: MessageView | None = None
+        _SLOT.__set__(self, _UNBUILT)
+        self.llm = client
+        self.iterations = iterations
+        self.response = None
+        self.executor = None
+        self.duration_ms = None
+        set_run_fields(self, run)
 
-    def outgoing(self, ctx: LLMCallHookContext) -> Any:
+    def _get_messages(self) -> list[dict[str, Any]]:
+        value = _SLOT.__get__(self, LLMCallHookContext)
+        if value is _UNBUILT:
+            self._view = view = MessageView(self._sent)
+            value = list(view.dicts)
+            _SLOT.__set__(self, value)
+        return value  # type: ignore[no-any-return]
+
+    def _set_messages(self, value: list[dict[str, Any]]) -> None:
+        self._get_messages()  # built first: `outgoing` compares with what the request held
+        _SLOT.__set__(self, value)
+
+    messages = property(_get_messages, _set_messages)  # type: ignore[assignment]
+
+    def outgoing(self) -> Any:
         """What the request sends: the originals unless hooks read and changed the messages."""
-        view = self.view
-        if view is None or not view.changed(ctx.messages):
-            return self.messages
-        return view.to_messages(ctx.messages)
+        view = self._view
+        if view is None:
+            return self._original
+        messages = _SLOT.__get__(self, LLMCallHookContext)
+        return self._original if not view.changed(messages) else view.to_messages(messages)
 
-    async def send(self, ctx: LLMCallHookContext) -> Any:
-        return await self.wrapped(self.outgoing(ctx), *self.rest, **self.kwargs)
+
+async def send(ctx: ChatContext) -> Any:
+    """The engine's `send`: the framework's ``get_response`` with the messages hooks left."""
+    return await ctx._wrapped(ctx.outgoing(), *ctx._rest, **ctx._kwargs)
 
 
 async def _request(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any],
@@ -172,8 +193,7 @@ async def _request(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, ..
         await next_step(run, messages)  # its hooks may have registered or removed model hooks
         if not model_hooks_active():
             return await wrapped(messages, *rest, **kwargs)
-    request = _Request(wrapped, messages, rest, kwargs)
-    return await amodel_call(request.context(client, run, iterations), request.send, CHAT_SHAPE)
+    return await amodel_call(ChatContext(wrapped, messages, rest, kwargs, client, run, iterations), send, CHAT_SHAPE)
 
 
 async def _streamed(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any],
@@ -184,11 +204,10 @@ async def _streamed(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, .
         await next_step(run, messages)
     if not model_hooks_active():
         return await _stream_of(wrapped(messages, *rest, **kwargs))
-    request = _Request(wrapped, messages, rest, kwargs)
-    ctx = request.context(client, run, iterations)
+    ctx = ChatContext(wrapped, messages, rest, kwargs, client, run, iterations)
     await adispatch(P.PRE_MODEL_CALL, ctx)
     started = perf_counter()
-    stream = await _stream_of(wrapped(request.outgoing(ctx), *rest, **kwargs))
+    stream = await _stream_of(wrapped(ctx.outgoing(), *rest, **kwargs))
     if stream is None or not hasattr(stream, "with_result_hook"):
         return stream
     if stream_mode() == "buffered":

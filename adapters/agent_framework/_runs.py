@@ -69,6 +69,19 @@ class _Run:
         """This run as the current one (and its execution) for one block of work."""
         return _Inside(self)
 
+    def quiet_begin(self) -> bool:
+        """No hook at the run's start (nor a scope that could hold one): `start` does `begin`'s
+        work without a coroutine to await."""
+        return not (registry._open_scopes or chains[P.EXECUTION_START] or chains[P.INPUT] or chains[TURN_START])
+
+    def start(self, inputs: Any) -> Any:
+        """`begin` when `quiet_begin`: the same bookkeeping, nothing dispatched."""
+        check_client(getattr(self.state.agent, "client", None))
+        if self.execution is not None:
+            inputs = self.execution.begin(inputs)
+        self.turn_started = perf_counter()
+        return inputs
+
     async def begin(self, inputs: Any) -> Any:
         check_client(getattr(self.state.agent, "client", None))
         scoped = registry._open_scopes
@@ -82,6 +95,17 @@ class _Run:
             return inputs
         return await apre_step(FRAMEWORK, AGENT_TURN, self.state.name, inputs, point=TURN_START,
                                agent=self.state.agent, agent_role=self.state.name)
+
+    def quiet_end(self) -> bool:
+        """No step to close and no hook at the run's end (nor a scope): `end` does `succeed`'s work."""
+        return self.state.step_started is None and not (
+            registry._open_scopes or chains[P.OUTPUT] or chains[P.EXECUTION_END] or chains[TURN_END])
+
+    def end(self, output: Any) -> Any:
+        """`succeed` when `quiet_end`: the same bookkeeping, nothing dispatched."""
+        if self.state.abort is not None:
+            raise self.state.abort
+        return output if self.execution is None else self.execution.succeed(output)
 
     async def succeed(self, output: Any) -> Any:
         if self.state.abort is not None:
@@ -157,12 +181,12 @@ async def _arun(wrapped: Any, instance: Any, messages: Any, rest: tuple[Any, ...
     run = _Run(instance)
     token = current_run.set(run.state)
     try:
-        messages = await run.begin(messages)
+        messages = run.start(messages) if run.quiet_begin() else await run.begin(messages)
         try:
             result = await wrapped(messages, *rest, **kwargs)
         except AbortEscape as escape:
             raise escape.aborted from None
-        return await run.succeed(result)
+        return run.end(result) if run.quiet_end() else await run.succeed(result)
     except BaseException as error:
         await run.fail(_unwrapped(error))
         raise

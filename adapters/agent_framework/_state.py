@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Literal
 
+from hookport.contexts import InterceptionContext, set_shared_fields
 from hookport.errors import HookAborted
 
 FRAMEWORK = "agent-framework"
@@ -41,6 +42,14 @@ class RunState:
         self.iteration = 0
         self.step_started: float | None = None
         self.abort: HookAborted | None = None
+
+
+def set_run_fields(ctx: InterceptionContext, run: RunState | None) -> None:
+    """A call's shared context fields: its run's agent and name (`run` None: outside any run followed)."""
+    if run is None:
+        set_shared_fields(ctx, None, None, None, None, None, FRAMEWORK, None)
+    else:
+        set_shared_fields(ctx, run.agent, run.name, None, None, None, FRAMEWORK, None)
 
 
 current_run: ContextVar[RunState | None] = ContextVar("hookport_agent_framework_run", default=None)

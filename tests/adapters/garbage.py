@@ -31,5 +31,5 @@ def cyclic_garbage(run: Callable[[], Any], runs: int = 5) -> list[str]:
 def hookport_garbage(run: Callable[[], Any], runs: int = 5) -> list[str]:
     """`cyclic_garbage` of hookport's own types (the framework's own cycles are its business)."""
     hookport_types = {"LazyMessagesContext", "LLMCallHookContext", "ToolCallHookContext", "Execution", "RunState",
-                      "_Call", "_Request", "_Run", "_ToolRun", "Decision"}
+                      "_Call", "_Request", "_Run", "_ToolRun", "Decision", "ChatContext", "ToolContext"}
     return [name for name in cyclic_garbage(run, runs) if name in hookport_types]

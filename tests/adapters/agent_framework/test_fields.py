@@ -165,3 +165,37 @@ def test_post_model_call_reads_the_answer_as_its_text_property_does() -> None:
                ChatResponse(messages=[Message(role="assistant", contents=[Content.from_text("x")]),
                                       Message(role="assistant", contents=[Content.from_text("y")])])]
     assert [CHAT_SHAPE.text(a) for a in answers] == [a.text for a in answers] == ["five", "", "a b", "", "", "x\ny"]
+
+
+def test_messages_replaced_unread_reach_the_model(harness: Any) -> None:
+    """`ChatContext` builds its messages when a hook first sets them too: a replacement made
+    without reading them is what the model gets (fails if the setter skipped the build)."""
+
+    @on(P.PRE_MODEL_CALL)
+    def replace(ctx: Any) -> None:
+        ctx.messages = [{"role": "user", "content": "only this"}]
+
+    requests: list[Any] = []
+    run(build_agent("alpha", [Turn.final("done")], requests, []))
+    assert [m for m in requests[0] if m["role"] != "system"] == [{"role": "user", "content": "only this"}]
+
+
+def test_every_field_of_the_contexts_is_set(harness: Any) -> None:
+    """The model and tool contexts are built without the base ``__init__``: each slot of the base
+    classes holds a value (reading none raises AttributeError), with the run's agent fields."""
+    from hookport.contexts import LLMCallHookContext, ToolCallHookContext, _all_slots
+
+    seen: list[Any] = []
+    on(P.PRE_MODEL_CALL)(seen.append)
+    on(P.PRE_TOOL_CALL)(seen.append)
+    agent = build_agent("alpha", [Turn.call("add_numbers", a=1, b=2), Turn.final("done")], [], [])
+    run(agent)
+    assert [type(c).__mro__[1] for c in seen] == [LLMCallHookContext, ToolCallHookContext, LLMCallHookContext]
+    for ctx in seen:
+        for name in _all_slots(type(ctx).__mro__[1]):
+            if name != "__dict__":
+                getattr(ctx, name)
+        assert (ctx.agent, ctx.agent_role, ctx.framework, ctx.metadata is not None) == (agent, "alpha",
+                                                                                       "agent-framework", True)
+    assert seen[1].tool_input == {"a": 1, "b": 2} and seen[1].tool_call_id == "call_1"
+    assert [c.iterations for c in (seen[0], seen[2])] == [0, 1]
