@@ -35,6 +35,9 @@ from typing import Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ("unpatched", "installed", "pre+post")
+END_ONLY = "end-only"
+"""An extra configuration (``--configs ...,end-only``): installed with one no-op EXECUTION_END hook,
+what an adapter pays as soon as any hook is registered."""
 
 
 def _point_editable_install_at(source: str) -> None:
@@ -67,7 +70,11 @@ def _child(adapter: str, config: str, runs: int, warm_up: int, source: str) -> N
     bench = importlib.import_module(f"benchmarks.frameworks.{adapter}").BENCH
     with bench.setup():
         run = bench.make_run()
-        with bench_adapters._configure(bench, config):
+        with bench_adapters._configure(bench, "installed" if config == END_ONLY else config):
+            if config == END_ONLY:
+                from hookport import InterceptionPoint, register_hook
+
+                register_hook(InterceptionPoint.EXECUTION_END, bench_adapters._noop)
             for _ in range(warm_up):
                 run()
             _callgrind("-i", "on")

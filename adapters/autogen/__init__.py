@@ -12,7 +12,7 @@ Where each point fires:
 | point | AutoGen call site |
 |---|---|
 | EXECUTION_START / INPUT / OUTPUT / EXECUTION_END | the outermost ``BaseChatAgent.run`` / ``run_stream`` and ``BaseGroupChat.run`` / ``run_stream`` (a stream ends at its final ``TaskResult``, or fails when closed before it) |
-| AGENT_TURN_START / AGENT_TURN_END ``kind="agent_turn"`` | ``AssistantAgent.on_messages_stream``: one agent's turn (a team's speaker turn, or a single agent's run) |
+| AGENT_TURN_START / AGENT_TURN_END ``kind="agent_turn"`` | ``AssistantAgent.on_messages_stream``: one agent's turn (a team's speaker turn, or a single agent's run, whose ``on_messages`` holds the turn) |
 | PRE_STEP / POST_STEP ``kind="tool_loop"`` | each model request of a turn and the tool calls it asked for (``max_tool_iterations`` iterations, the reflection) |
 | PRE_MODEL_CALL / POST_MODEL_CALL, WRAP_MODEL_CALL | ``create`` / ``create_stream`` of the agent's ``ChatCompletionClient``, handed to ``AssistantAgent._call_llm`` and ``_reflect_on_tool_use_flow`` behind a proxy (any client) |
 | PRE_TOOL_CALL / POST_TOOL_CALL, WRAP_TOOL_CALL | ``AssistantAgent._execute_tool_call``: every tool call, parallel ones included, on any workbench (function tools, MCP), on every version |
@@ -98,6 +98,7 @@ class AutoGenAdapter(Adapter):
             Target(_TEAM, "BaseGroupChat.run", _runs.run_entry, _BOUNDARY, "async"),
             Target(_TEAM, "BaseGroupChat.run_stream", _runs.run_stream_entry, _BOUNDARY, "astream"),
             Target(_ASSISTANT, "AssistantAgent.on_messages_stream", _runs.on_messages_stream, _TURN, "astream"),
+            Target(_ASSISTANT, "AssistantAgent.on_messages", _runs.on_messages, _TURN, "async"),
             Target(_ASSISTANT, "AssistantAgent._call_llm", _models.call_llm, _MODEL, "astream"),
             Target(_ASSISTANT, "AssistantAgent._reflect_on_tool_use_flow", _models.reflect_on_tool_use, _MODEL,
                    "astream"),

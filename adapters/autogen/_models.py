@@ -37,6 +37,7 @@ from hookport.dispatch import adispatch
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import has_hooks
 
+from hookport.adapters._base import installed_alone
 from hookport.adapters._sync_wraps import on_worker, sync_wraps
 from hookport.adapters.autogen._messages import Conversation, result_text, with_result_text
 from hookport.adapters.autogen._state import FRAMEWORK, TurnState, current_turn
@@ -121,8 +122,14 @@ def _begin() -> tuple[TurnState | None, int]:
     return state, state.next_call()
 
 
-async def _create(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> Any:
-    state, iterations = _begin()
+def _bare(state: TurnState | None) -> bool:
+    """Whether a request starting now needs nothing around it: no model hook would run, no step is
+    due, and no other adapter is installed to read `MODEL_LAYER` (`installed_alone`)."""
+    return not step_due(state) and not model_hooks_active() and installed_alone(FRAMEWORK)
+
+
+async def _create(client: Any, messages: Any, args: Args, kwargs: Kwargs, state: TurnState | None,
+                  iterations: int) -> Any:
     if step_due(state):
         await open_step(state, messages)
     if not model_hooks_active():
@@ -162,8 +169,8 @@ async def _held(stream: Any) -> AsyncIterator[Any]:
             await close()
 
 
-async def _create_stream(client: Any, messages: Any, args: Args, kwargs: Kwargs) -> AsyncIterator[Any]:
-    state, iterations = _begin()
+async def _create_stream(client: Any, messages: Any, args: Args, kwargs: Kwargs, state: TurnState | None,
+                         iterations: int) -> AsyncIterator[Any]:
     if step_due(state):
         await open_step(state, messages)
     if not model_hooks_active():
@@ -215,11 +222,23 @@ class HookedClient(wrapt.ObjectProxy):  # type: ignore[misc]
     """The agent's ``ChatCompletionClient``, with hookport around ``create`` / ``create_stream``;
     everything else (``model_info``, ``count_tokens``, usage...) is the client's own."""
 
+    @property
+    def model_info(self) -> Any:
+        """Read by the agent on each request: found here, not by wrapt's fallback lookup (which
+        raises and catches an ``AttributeError`` on every read)."""
+        return self.__wrapped__.model_info
+
     def create(self, messages: Any, *args: Any, **kwargs: Any) -> Any:
-        return _create(self.__wrapped__, messages, args, kwargs)
+        state, iterations = _begin()  # counted (and a held error raised) on every request
+        if _bare(state):
+            return self.__wrapped__.create(messages, *args, **kwargs)
+        return _create(self.__wrapped__, messages, args, kwargs, state, iterations)
 
     def create_stream(self, messages: Any, *args: Any, **kwargs: Any) -> Any:
-        return _create_stream(self.__wrapped__, messages, args, kwargs)
+        state, iterations = _begin()
+        if _bare(state):
+            return self.__wrapped__.create_stream(messages, *args, **kwargs)
+        return _create_stream(self.__wrapped__, messages, args, kwargs, state, iterations)
 
 
 def _hook_client(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:

@@ -11,7 +11,9 @@
 - Each ``AssistantAgent.on_messages_stream`` (what ``run``, ``on_messages`` and a
   team's turn of that agent all go through) is one agent turn:
   AGENT_TURN_START / AGENT_TURN_END named after the agent; in a team, each
-  speaker's turn is one. Its tool-loop steps (`_steps`) close with it.
+  speaker's turn is one. Its tool-loop steps (`_steps`) close with it. Under
+  ``on_messages`` (a single agent's ``run``) that coroutine is the turn, so the
+  turn's state is set once rather than around each item the stream yields.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ from hookport.boundary import AGENT_TURN, TURN_END, TURN_START, Execution, apost
     open_execution
 from hookport.registry import has_hooks
 
-from hookport.adapters.autogen._state import (FRAMEWORK, ModelCalls, RunScope, TurnState, counting_in, in_scope,
-                                              inside, note_abort, surfaced)
+from hookport.adapters.autogen._state import (FRAMEWORK, ModelCalls, RunScope, TurnState, counting_in, current_turn,
+                                              in_scope, inside, note_abort, surfaced)
 from hookport.errors import HookAborted
 from hookport.adapters.autogen._runtime import carrying
 from hookport.adapters.autogen._steps import close_step
@@ -200,21 +202,39 @@ def run_stream_entry(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) ->
 # -- agent turns ------------------------------------------------------------------------------------
 
 
+async def _turn_begins(state: TurnState, args: Args, kwargs: Kwargs) -> tuple[Args, Kwargs]:
+    """AGENT_TURN_START on the turn's messages; a replaced list is what the turn gets."""
+    if not has_hooks(TURN_START):
+        return args, kwargs
+    messages = args[0] if args else kwargs.get("messages")
+    given = await apre_step(FRAMEWORK, AGENT_TURN, state.name, messages, point=TURN_START,
+                            agent=state.agent, agent_role=state.name)
+    if given is messages:
+        return args, kwargs
+    return ((given, *args[1:]), kwargs) if args else (args, {**kwargs, "messages": given})
+
+
+async def _turn_answers(state: TurnState, response: Any, started: float) -> Any:
+    """The turn's ``Response``: a held tool error is raised, the open step closed, AGENT_TURN_END run."""
+    state.raise_held()
+    if state.step_started is not None:
+        await close_step(state)
+    if has_hooks(TURN_END):
+        response = await apost_step(FRAMEWORK, AGENT_TURN, state.name, response, started=started,
+                                    point=TURN_END, agent=state.agent, agent_role=state.name)
+    return response
+
+
 async def _turn(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> AsyncIterator[Any]:
     if not _registered:
         _register_answer_type()
-    state = TurnState(instance)
+    state = TurnState(instance, streamed=True)
     turn = inside(state)  # entered around each piece of the turn, one after the other
     started = perf_counter()
     inner: Any = None
     try:
         with turn:
-            if has_hooks(TURN_START):
-                messages = args[0] if args else kwargs.get("messages")
-                given = await apre_step(FRAMEWORK, AGENT_TURN, state.name, messages, point=TURN_START,
-                                        agent=instance, agent_role=state.name)
-                if given is not messages:
-                    args, kwargs = ((given, *args[1:]), kwargs) if args else (args, {**kwargs, "messages": given})
+            args, kwargs = await _turn_begins(state, args, kwargs)
             inner = wrapped(*args, **kwargs)
         while True:
             with turn:
@@ -224,12 +244,7 @@ async def _turn(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Asyn
                     state.raise_held()
                     break
                 if type(item).__name__ == "Response" and hasattr(item, "chat_message"):
-                    state.raise_held()
-                    if state.step_started is not None:
-                        await close_step(state)
-                    if has_hooks(TURN_END):
-                        item = await apost_step(FRAMEWORK, AGENT_TURN, state.name, item, started=started,
-                                                point=TURN_END, agent=instance, agent_role=state.name)
+                    item = await _turn_answers(state, item, started)
             yield item
     except HookAborted as error:
         note_abort(error)  # a team's runtime would hand the run a RuntimeError with its text
@@ -240,8 +255,43 @@ async def _turn(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Asyn
                 await inner.aclose()
 
 
+async def _whole_turn(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """A turn awaited whole: one coroutine, so its state is set once for all of it (the caller is
+    suspended throughout) instead of around each item of the stream under it."""
+    if not _registered:
+        _register_answer_type()
+    state = TurnState(instance, streamed=False)  # `on_messages_stream` under it claims it
+    started = perf_counter()
+    try:
+        with inside(state):
+            args, kwargs = await _turn_begins(state, args, kwargs)
+            response = await wrapped(*args, **kwargs)
+            return await _turn_answers(state, response, started)
+    except HookAborted as error:
+        note_abort(error)
+        raise
+
+
+def _claims(instance: Any) -> bool:
+    """Whether this ``on_messages_stream`` is the one under its agent's `on_messages` turn."""
+    state = current_turn.get()
+    if state is None or state.streamed or state.agent is not instance:
+        return False
+    state.streamed = True
+    return True
+
+
 def on_messages_stream(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
-    """``AssistantAgent.on_messages_stream``: one turn of the agent."""
-    if not (registry._global or registry._open_scopes):  # nothing registered anywhere: one lookup
+    """``AssistantAgent.on_messages_stream``: one turn of the agent (under `on_messages`, the
+    turn that method opened)."""
+    if not (registry._global or registry._open_scopes) or _claims(instance):
         return wrapped(*args, **kwargs)
     return _turn(wrapped, instance, args, kwargs)
+
+
+def on_messages(wrapped: Any, instance: Any, args: Args, kwargs: Kwargs) -> Any:
+    """``AssistantAgent.on_messages`` (what ``run`` awaits): one turn of the agent, its stream
+    read by AutoGen up to the ``Response``."""
+    if not (registry._global or registry._open_scopes):  # nothing registered anywhere: one lookup
+        return wrapped(*args, **kwargs)
+    return _whole_turn(wrapped, instance, args, kwargs)

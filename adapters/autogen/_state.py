@@ -1,7 +1,8 @@
 """What one agent turn shares with the model and tool call sites under it.
 
 A ContextVar, entered around each step of the agent's ``on_messages_stream``
-generator (never kept across a ``yield``), so it follows the turn into the
+generator (never kept across a ``yield``), or once around an ``on_messages``
+coroutine (its caller waits throughout), so it follows the turn into the
 tasks AutoGen starts for parallel tool calls and stays out of the caller's
 context between the generator's items.
 """
@@ -50,10 +51,12 @@ def counting_in(counts: ModelCalls) -> Any:
 class TurnState:
     """One ``on_messages_stream`` of one agent: its tool-loop step in progress and its model calls."""
 
-    __slots__ = ("agent", "name", "step_started", "step_output", "model_calls", "counts", "error")
+    __slots__ = ("agent", "name", "streamed", "step_started", "step_output", "model_calls", "counts", "error")
 
-    def __init__(self, agent: Any) -> None:
+    def __init__(self, agent: Any, streamed: bool) -> None:
         self.agent = agent
+        self.streamed = streamed
+        """Whether the turn's ``on_messages_stream`` is entered (False: an ``on_messages`` waiting for it)."""
         self.name: str = str(getattr(agent, "name", None) or type(agent).__name__)
         self.step_started: float | None = None
         """perf_counter() when the open step began (None: no step open)."""

@@ -255,3 +255,50 @@ def test_agent_built_before_install_is_hooked(autogen_adapter: Any) -> None:
         assert runs == []
     finally:
         adapters.install("autogen")
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["run", "run_stream"])
+def test_a_single_agents_run_is_one_turn_whose_agent_every_call_names(harness: Any, stream: bool) -> None:
+    """``run`` holds its turn in ``on_messages`` (state set once), ``run_stream`` around each item
+    of ``on_messages_stream``: either way one AGENT_TURN_START / END pair, the agent on the model
+    and tool contexts, and no turn left current in the caller afterwards."""
+    from hookport.adapters.autogen._state import current_turn
+
+    turns: list[tuple[str, str]] = []
+    roles: list[tuple[str, Any]] = []
+    register_hook(ExtensionPoint.AGENT_TURN_START, lambda ctx: turns.append(("start", ctx.step_name)))
+    register_hook(ExtensionPoint.AGENT_TURN_END, lambda ctx: turns.append(("end", ctx.step_name)))
+    on(P.PRE_MODEL_CALL)(lambda ctx: roles.append(("model", ctx.agent_role)))
+    on(P.PRE_TOOL_CALL)(lambda ctx: roles.append(("tool", ctx.agent_role)))
+    agent, _, runs = fresh([Turn.call("add_numbers", a=2, b=3), Turn.final("it is 5")])
+
+    async def main() -> Any:
+        result = await (drain(agent, "go") if stream else agent.run(task="go"))
+        return result, current_turn.get()
+
+    result, left = asyncio.run(main())
+    assert result.messages[-1].content == "it is 5"
+    assert turns == [("start", "alpha"), ("end", "alpha")]
+    assert roles == [("model", "alpha"), ("tool", "alpha"), ("model", "alpha")]
+    assert len(runs) == 1
+    assert left is None
+
+
+def test_a_held_tool_error_ends_an_on_messages_turn(harness: Any) -> None:
+    """A POST_TOOL_CALL abort on the ``on_messages`` path is raised by the turn (before the
+    reflection request), and the run ends failed with it."""
+    ends: list[Any] = []
+    models: list[int] = []
+    on(P.EXECUTION_END)(ends.append)
+    on(P.PRE_MODEL_CALL)(lambda ctx: models.append(ctx.iterations))
+
+    @on(P.POST_TOOL_CALL)
+    def stop(ctx: Any) -> None:
+        raise HookAborted("stop after the tool")
+
+    agent, _, runs = fresh([Turn.call("add_numbers", a=2, b=3), Turn.final("never")])
+    with pytest.raises(HookAborted, match="stop after the tool"):
+        asyncio.run(agent.run(task="go"))
+    assert len(runs) == 1
+    assert models == [0]
+    assert [(e.status, type(e.error).__name__) for e in ends] == [("failed", "HookAborted")]
