@@ -10,7 +10,7 @@ call site saw), and the body dispatches PRE_TOOL_CALL itself (a re-run of the de
 ``toolResult`` with ``status: "error"`` as at the call site. A body whose call the call
 site decided claims it and stays silent (one PRE and one POST per call).
 
-The built-in tool classes are patched by class (the adapter's ``_BODIES``); a class of the app's own
+The built-in tool classes are patched by class (`BUILT_IN`); a class of the app's own
 (an ``AgentTool`` subclass) is patched when a registry first registers one of its tools,
 and unpatched when the last adapter instance that guards it is uninstalled (`AppToolClasses`).
 """
@@ -32,6 +32,15 @@ from hookport.contexts import ToolCallHookContext
 from hookport.decisions import body_layer, decided_outside, tool_hooks_active
 
 LAYER = body_layer(FRAMEWORK)
+BUILT_IN = (
+    ("strands.tools.decorator", "DecoratedFunctionTool.stream"),
+    ("strands.tools.tools", "PythonAgentTool.stream"),
+    ("strands.tools.mcp.mcp_agent_tool", "MCPAgentTool.stream"),
+)
+"""The ``stream`` of every tool class Strands ships in all supported releases, patched by the adapter's
+targets (plain functions, not wrapt); ``_AgentAsTool`` (``agent.as_tool()``, 1.5x+) is guarded when its
+module is imported, the app's own ``AgentTool`` classes when their first tool is registered."""
+_BUILT_IN_OWNERS = frozenset((module, path.rpartition(".")[0]) for module, path in BUILT_IN)
 
 
 def tool_body(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -95,7 +104,7 @@ class AppToolClasses:
             held = _HELD.get(owner)
             if held is None:
                 stream = owner.__dict__["stream"]
-                if isinstance(stream, wrapt.FunctionWrapper) or getattr(stream, "__isabstractmethod__", False):
+                if _patched_by_target(owner, stream) or getattr(stream, "__isabstractmethod__", False):
                     return  # a built-in class (patched by its target) or the abstract AgentTool
                 held = _HELD[owner] = (stream, set())
                 setattr(owner, "stream", wrapt.FunctionWrapper(stream, tool_body))
@@ -119,6 +128,11 @@ class AppToolClasses:
         if tool is not None:
             self.guard(tool)
         return wrapped(*args, **kwargs)
+
+
+def _patched_by_target(owner: type, stream: Any) -> bool:
+    """True for a class whose ``stream`` one of the adapter's targets patches (`BUILT_IN`)."""
+    return isinstance(stream, wrapt.FunctionWrapper) or (owner.__module__, owner.__qualname__) in _BUILT_IN_OWNERS
 
 
 _HELD: dict[type, tuple[Any, set[AppToolClasses]]] = {}

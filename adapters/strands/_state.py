@@ -18,9 +18,10 @@ def agent_of(invocation_state: Any) -> Any:
     return invocation_state.get("agent") if isinstance(invocation_state, dict) else None
 
 
-_model_calls: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+_model_calls: weakref.WeakKeyDictionary[Any, list[int]] = weakref.WeakKeyDictionary()
 """Per agent, the model requests its invocation in progress made so far (Strands runs one invocation
-of an agent at a time; an agent used as a tool is another agent, with its own count)."""
+of an agent at a time; an agent used as a tool is another agent, with its own count), in a one-item
+list counted in place: a request stores nothing (no new weak reference, no dict write)."""
 
 
 def new_invocation(agent: Any) -> None:
@@ -32,6 +33,9 @@ def next_model_call(agent: Any) -> int:
     """A model request of ``agent``: its ``ctx.iterations``, the invocation's requests before it, from 0."""
     if agent is None:
         return 0
-    calls = _model_calls.get(agent, 0)
-    _model_calls[agent] = calls + 1
-    return calls
+    calls = _model_calls.get(agent)
+    if calls is None:
+        _model_calls[agent] = [1]
+        return 0
+    calls[0] += 1
+    return calls[0] - 1
