@@ -345,7 +345,7 @@ def test_uninstall_removes_the_body_guards(harness: Any) -> None:
         import wrapt
         from strands.tools.decorator import DecoratedFunctionTool
 
-        assert not isinstance(DecoratedFunctionTool.__dict__["stream"], wrapt.FunctionWrapper)
+        assert not hasattr(DecoratedFunctionTool.__dict__["stream"], "__wrapped__")  # (patched plain)
         if hasattr(Agent, "as_tool"):  # 1.5x+: guarded at its import, unguarded by uninstall
             from strands.agent._agent_as_tool import _AgentAsTool
 
