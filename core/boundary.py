@@ -305,6 +305,10 @@ as `step_name`: ``pre_step(fw, AGENT_TURN, name, prompt, point=TURN_START)``."""
 # -- re-entrancy -------------------------------------------------------------------------
 
 
+_NONE_ONLY: frozenset[Hashable] = frozenset((None,))
+"""The commonest mark (the model layer's, on an empty guard), made once."""
+
+
 class ReentrancyGuard:
     """Marks a logical call as dispatched so an inner adapted layer does not dispatch it again.
 
@@ -332,7 +336,8 @@ class ReentrancyGuard:
     def mark(self, key: Hashable = None) -> Token[frozenset[Hashable]]:
         """`hold` for the engine's hottest paths, as two calls instead of a context manager's four:
         ``token = guard.mark()`` ... ``finally: guard.unmark(token)``."""
-        return self._held.set(self._held.get() | {key})
+        held = self._held.get()
+        return self._held.set(held | {key} if held else (_NONE_ONLY if key is None else frozenset((key,))))
 
     def unmark(self, token: Token[frozenset[Hashable]], key: Hashable = None) -> None:
         try:

@@ -24,9 +24,9 @@ from typing import Any, Generic, TypeVar
 
 from hookport.boundary import ReentrancyGuard
 from hookport.contexts import LLMCallHookContext, ToolCallHookContext
-from hookport.decisions import decided, decided_outside, in_decided_call
+from hookport.decisions import close_decision, decided_outside, in_decided_call, open_decision
 from hookport.decisions import tool_hooks_active as tool_hooks_active  # adapters import it from here too
-from hookport.dispatch import adispatch, dispatch
+from hookport.dispatch import dispatch, start_chain
 from hookport.errors import HookAborted
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.reentry import hooks_off
@@ -126,7 +126,9 @@ async def amodel_call(
     """`model_call` for async call sites: async hooks are awaited on the running loop."""
     if hooks_off.get()[0]:
         return await send(ctx)
-    await adispatch(_PRE_MODEL, ctx)
+    rest = start_chain(_PRE_MODEL, ctx)
+    if rest is not None:
+        await rest
     started = perf_counter()
     mark = MODEL_LAYER.mark()
     try:
@@ -137,7 +139,9 @@ async def amodel_call(
     finally:
         MODEL_LAYER.unmark(mark)
     _answered(ctx, result, shape, started)
-    await adispatch(_POST_MODEL, ctx)
+    rest = start_chain(_POST_MODEL, ctx)
+    if rest is not None:
+        await rest
     return _after_model(ctx, result, shape)
 
 
@@ -199,8 +203,11 @@ def tool_call(ctx: ToolCallHookContext, run: Callable[[ToolCallHookContext], R],
     if has_hooks(_WRAP_TOOL):
         result = shape.coerce(run_wrapped(_WRAP_TOOL, ctx, _ran_tool(run, shape, deciding)), ctx)
     else:
-        with decided(ctx.tool_name, deciding, ctx.tool_input):
+        decision = open_decision(ctx.tool_name, deciding, ctx.tool_input)
+        try:
             result = run(ctx)
+        finally:
+            close_decision(decision)
     _ran(ctx, result, shape, started)
     dispatch(_POST_TOOL, ctx)
     return _after_tool(ctx, result, shape)
@@ -215,10 +222,14 @@ async def atool_call(
         return await run(ctx)
     ctx.wrappable = True
     try:
-        await adispatch(_PRE_TOOL, ctx)
+        rest = start_chain(_PRE_TOOL, ctx)
+        if rest is not None:
+            await rest
     except HookAborted as refusal:
         _refused(ctx, shape, refusal)
-        await adispatch(_POST_TOOL, ctx)
+        rest = start_chain(_POST_TOOL, ctx)
+        if rest is not None:
+            await rest
         return shape.refuse(ctx, refusal)
     started = perf_counter()
     deciding = layer or ctx.framework or "app"
@@ -226,10 +237,15 @@ async def atool_call(
         result = shape.coerce(
             await arun_wrapped(_WRAP_TOOL, ctx, _aran_tool(run, shape, deciding)), ctx)
     else:
-        with decided(ctx.tool_name, deciding, ctx.tool_input):
+        decision = open_decision(ctx.tool_name, deciding, ctx.tool_input)
+        try:
             result = await run(ctx)
+        finally:
+            close_decision(decision)
     _ran(ctx, result, shape, started)
-    await adispatch(_POST_TOOL, ctx)
+    rest = start_chain(_POST_TOOL, ctx)
+    if rest is not None:
+        await rest
     return _after_tool(ctx, result, shape)
 
 
@@ -241,8 +257,11 @@ def _ran_tool(run: Callable[[ToolCallHookContext], R], shape: ToolShape[R],
     body claims each one once."""
 
     def ran(ctx: ToolCallHookContext) -> R:
-        with decided(ctx.tool_name, layer, ctx.tool_input):
+        decision = open_decision(ctx.tool_name, layer, ctx.tool_input)
+        try:
             result = run(ctx)
+        finally:
+            close_decision(decision)
         ctx.tool_result = shape.text(result)
         return result
 
@@ -253,8 +272,11 @@ def _aran_tool(
     run: Callable[[ToolCallHookContext], Awaitable[R]], shape: ToolShape[R], layer: str
 ) -> Callable[[ToolCallHookContext], Awaitable[R]]:
     async def ran(ctx: ToolCallHookContext) -> R:
-        with decided(ctx.tool_name, layer, ctx.tool_input):
+        decision = open_decision(ctx.tool_name, layer, ctx.tool_input)
+        try:
             result = await run(ctx)
+        finally:
+            close_decision(decision)
         ctx.tool_result = shape.text(result)
         return result
 

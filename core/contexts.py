@@ -80,7 +80,7 @@ def set_shared_fields(ctx: InterceptionContext, agent: Any, agent_role: str | No
     """The fields every context shares, set directly (a context is built per call: subclasses and
     adapters' own contexts call this rather than the base ``__init__``'s keyword chain)."""
     ctx.agent = agent
-    ctx.agent_role = agent_role if agent_role is not None else _role_of(agent)
+    ctx.agent_role = agent_role if agent_role is not None or agent is None else _role_of(agent)
     ctx.task = task
     ctx.crew = crew
     ctx.flow = flow

@@ -34,13 +34,16 @@ from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import any_hooks
 from hookport.reentry import hooks_off
 
-__all__ = ["Decision", "decided", "decided_outside", "in_decided_call", "body_must_decide", "body_layer", "tool_hooks_active"]
+__all__ = ["Decision", "decided", "decided_outside", "in_decided_call", "body_must_decide", "body_layer", "tool_hooks_active",
+           "open_decision", "close_decision"]
 
 
 class Decision:
     """One tool call that a PRE_TOOL_CALL dispatch let through, while its work runs."""
 
-    __slots__ = ("name", "args", "layers")
+    __slots__ = ("name", "args", "layers", "_token")
+    _token: Token[Decision | None]
+    """Set by `open_decision`: what `close_decision` resets."""
 
     def __init__(self, name: str, layer: str, args: Mapping[str, Any] | None) -> None:
         self.name = name
@@ -101,27 +104,39 @@ def body_layer(framework: str) -> str:
     return f"{framework}:body"
 
 
+def open_decision(name: str, layer: str, args: Mapping[str, Any] | None = None) -> Decision:
+    """Mark the work that follows as a call a PRE_TOOL_CALL let through, until `close_decision`.
+
+    `decided` as two calls, for the engine's hooked tool call (a ``with`` block costs twice that):
+    ``decision = open_decision(...)`` ... ``finally: close_decision(decision)``."""
+    decision = Decision(name, layer, args)
+    decision._token = _current.set(decision)
+    return decision
+
+
+def close_decision(decision: Decision) -> None:
+    """End the mark `open_decision` made."""
+    try:
+        _current.reset(decision._token)
+    except ValueError:  # left in another context (an async generator): drop only this mark
+        if _current.get() is decision:
+            _current.set(None)
+
+
 class decided:
-    """``with decided(name, layer, args):`` marks the work of a call a PRE_TOOL_CALL let through.
+    """``with decided(name, layer, args):`` marks the work of a call a PRE_TOOL_CALL let through."""
 
-    A plain class, not a generator: it is entered on every hooked tool call.
-    """
-
-    __slots__ = ("_decision", "_token")
+    __slots__ = ("_name", "_layer", "_args", "_decision")
 
     def __init__(self, name: str, layer: str, args: Mapping[str, Any] | None = None) -> None:
-        self._decision = Decision(name, layer, args)
+        self._name, self._layer, self._args = name, layer, args
 
     def __enter__(self) -> Decision:
-        self._token: Token[Decision | None] = _current.set(self._decision)
+        self._decision = open_decision(self._name, self._layer, self._args)
         return self._decision
 
     def __exit__(self, *exc: object) -> None:
-        try:
-            _current.reset(self._token)
-        except ValueError:  # left in another context (an async generator): drop only this mark
-            if _current.get() is self._decision:
-                _current.set(None)
+        close_decision(self._decision)
 
 
 def _same_arguments(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:

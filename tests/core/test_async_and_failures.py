@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ from hookport import (
     adispatch,
     configure,
     dispatch,
+    is_suppressed,
     on,
     register_hook,
     scoped_hooks,
@@ -210,8 +212,42 @@ def test_bad_options_are_errors_at_registration() -> None:
         register_hook(P.PRE_TOOL_CALL, lambda ctx: None, on_error="sometimes")  # type: ignore[arg-type]
 
 
-async def test_adispatch_with_no_hook_returns_the_context_without_a_coroutine() -> None:
+async def test_adispatch_with_no_hook_gives_back_the_context_untouched() -> None:
     ctx = tool_ctx()
-    awaitable = adispatch(P.PRE_TOOL_CALL, ctx)
-    assert not asyncio.iscoroutine(awaitable)
-    assert await awaitable is ctx
+    before = dict(ctx.tool_input)
+    assert await adispatch(P.PRE_TOOL_CALL, ctx) is ctx
+    assert ctx.tool_input == before and not is_suppressed()
+
+
+async def test_a_chain_of_plain_hooks_runs_at_the_call_and_an_async_hook_after_it_at_the_await() -> None:
+    order: list[str] = []
+
+    def plain(ctx: ToolCallHookContext) -> None:
+        order.append("plain")
+        assert is_suppressed()  # the re-entrancy flag is up while it runs
+
+    async def later(ctx: ToolCallHookContext) -> dict[str, Any]:
+        order.append("async")
+        assert is_suppressed()
+        return {"path": "/tmp/rewritten"}
+
+    register_hook(P.PRE_TOOL_CALL, plain)
+    ctx = tool_ctx()
+    assert await adispatch(P.PRE_TOOL_CALL, ctx) is ctx and order == ["plain"]
+    register_hook(P.PRE_TOOL_CALL, later)
+    pending = adispatch(P.PRE_TOOL_CALL, ctx)
+    assert order == ["plain", "plain"]  # the plain hook ran at the call ...
+    assert await pending is ctx  # ... the async one when awaited, with the flag raised again
+    assert order == ["plain", "plain", "async"]
+    assert ctx.tool_input == {"path": "/tmp/rewritten"} and not is_suppressed()
+
+
+async def test_a_plain_hook_that_hands_back_a_coroutine_has_it_awaited_and_applied() -> None:
+    async def rewrite() -> dict[str, Any]:
+        return {"path": "/safe"}
+
+    register_hook(P.PRE_TOOL_CALL, lambda ctx: rewrite())  # a sync callable, so stored as it is
+    seen: list[dict[str, Any]] = []
+    register_hook(P.PRE_TOOL_CALL, lambda ctx: seen.append(dict(ctx.tool_input)))
+    ctx = await adispatch(P.PRE_TOOL_CALL, tool_ctx())
+    assert ctx.tool_input == {"path": "/safe"} and seen == [{"path": "/safe"}]
