@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import sys
 from collections.abc import Callable
-from typing import Any, Generic, Optional, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Optional, Protocol, TypeVar
 
 from hookport.runs import current_run_id
 
@@ -140,24 +140,77 @@ class LLMCallHookContext(InterceptionContext):
 
 
 _MESSAGES = LLMCallHookContext.__dict__["messages"]
-"""The slot that stores `messages`, under `LazyMessagesContext`'s property."""
+"""The slot that stores `messages`, under `LazyModelContext`'s property."""
+_UNBUILT: Any = object()
+"""`messages` not built yet: a sentinel in the slot (an AttributeError per call would cost)."""
 
 
-class LazyMessagesContext(LLMCallHookContext):
-    """An `LLMCallHookContext` whose `messages` are built on first access.
+def set_model_fields(ctx: LLMCallHookContext, llm: Any, iterations: int) -> None:
+    """The model fields of a `LazyModelContext` before its call: `messages` unbuilt, no answer yet
+    (beside `set_shared_fields`, for the same reason: one context is built per model call)."""
+    _MESSAGES.__set__(ctx, _UNBUILT)
+    ctx.llm = llm
+    ctx.iterations = iterations
+    ctx.response = None
+    ctx.executor = None
+    ctx.duration_ms = None
 
-    Converting a whole conversation to OpenAI-style dicts (and keeping a copy
-    to see edits) costs more than a no-op hook pair, and most hooks never read
-    it. `build()` runs when a hook first reads or replaces `messages` (or reads
-    `payload` before the call); from then on it is an ordinary list that hooks
-    edit in place or replace. `edited()` tells the adapter whether to rebuild
-    the request: never read, or read and left as built, means send the
-    framework's own messages untouched. An adapter that tracks edits itself
-    (a view mapping each dict back to its message) passes ``keep_copy=False``
-    and asks `built` instead.
+
+class LazyModelContext(LLMCallHookContext):
+    """An `LLMCallHookContext` whose `messages` are built when a hook first reads or sets them.
+
+    Converting a whole conversation to OpenAI-style dicts costs more than a no-op hook pair, and
+    most hooks never read it. A subclass says how in `_build_messages()`; its ``__init__`` sets
+    its own fields, `set_model_fields` and `set_shared_fields`. `built` tells the adapter whether
+    any hook read or set the messages (never: send the framework's own request untouched), and
+    `held_messages()` gives the list as hooks left it. With `builds_before_set` a hook that sets
+    `messages` before reading them has them built first, for adapters that compare the hooks'
+    list with what they built.
+    """
+
+    __slots__ = ()
+    builds_before_set: ClassVar[bool] = False
+
+    def _build_messages(self) -> list[dict[str, Any]]:
+        raise NotImplementedError(f"{type(self).__name__} must say how its messages are built")
+
+    def _get_messages(self) -> list[dict[str, Any]]:
+        value = _MESSAGES.__get__(self, LLMCallHookContext)
+        if value is _UNBUILT:
+            value = self._build_messages()
+            _MESSAGES.__set__(self, value)
+        return value  # type: ignore[no-any-return]
+
+    def _set_messages(self, value: list[dict[str, Any]]) -> None:
+        if self.builds_before_set and _MESSAGES.__get__(self, LLMCallHookContext) is _UNBUILT:
+            self._get_messages()
+        _MESSAGES.__set__(self, value)
+
+    messages = property(_get_messages, _set_messages)  # type: ignore[assignment]
+
+    @property
+    def built(self) -> bool:
+        """True once a hook read or set `messages`."""
+        return _MESSAGES.__get__(self, LLMCallHookContext) is not _UNBUILT
+
+    def held_messages(self) -> list[dict[str, Any]] | None:
+        """`messages` as hooks left them, without building them: None while no hook read or set them."""
+        value = _MESSAGES.__get__(self, LLMCallHookContext)
+        return None if value is _UNBUILT else value  # type: ignore[no-any-return]
+
+
+class LazyMessagesContext(LazyModelContext):
+    """A `LazyModelContext` built from a callable: ``LazyMessagesContext(build, llm=..., ...)``.
+
+    `build()` runs when a hook first reads or replaces `messages` (or reads `payload` before the
+    call); from then on it is an ordinary list that hooks edit in place or replace. `edited()`
+    tells the adapter whether to rebuild the request: never read, or read and left as built,
+    means send the framework's own messages untouched. An adapter that tracks edits itself (a
+    view mapping each dict back to its message) passes ``keep_copy=False`` and asks `built`.
     """
 
     __slots__ = ("_build", "_as_built", "_keep_copy")
+    builds_before_set = True  # `edited()` compares with what the request held
 
     def __init__(
         self,
@@ -179,41 +232,23 @@ class LazyMessagesContext(LLMCallHookContext):
         self._build: Optional[Callable[[], list[dict[str, Any]]]] = build
         self._as_built: list[dict[str, Any]] = []
         self._keep_copy = keep_copy
-        self.llm = llm
-        self.iterations = iterations
+        set_model_fields(self, llm, iterations)
         self.response = response
         self.executor = executor
-        self.duration_ms = None
         set_shared_fields(self, agent, agent_role, task, crew, flow, framework, metadata)
 
-    @property  # type: ignore[override]
-    def messages(self) -> list[dict[str, Any]]:
-        if self._build is not None:
-            built = self._build()
-            if self._keep_copy:
-                self._as_built = copy.deepcopy(built)
-            self._build = None
-            _MESSAGES.__set__(self, built)
-        return _MESSAGES.__get__(self, LLMCallHookContext)  # type: ignore[no-any-return]
-
-    @messages.setter
-    def messages(self, value: list[dict[str, Any]]) -> None:
-        if value is _UNSET:  # the base __init__: nothing built yet
-            return
-        if self._build is not None:
-            self.messages  # build first, so `edited()` compares with what the request held
-        _MESSAGES.__set__(self, value)
-
-    @property
-    def built(self) -> bool:
-        """True once a hook read or replaced `messages`."""
-        return self._build is None
+    def _build_messages(self) -> list[dict[str, Any]]:
+        build, self._build = self._build, None
+        built = build() if build is not None else []
+        if self._keep_copy:
+            self._as_built = copy.deepcopy(built)
+        return built
 
     def edited(self) -> bool:
         """True when hooks changed `messages` from what `build()` made (needs ``keep_copy``)."""
         if not self._keep_copy:
             raise TypeError("edited() needs LazyMessagesContext(keep_copy=True)")
-        return self._build is None and _MESSAGES.__get__(self, LLMCallHookContext) != self._as_built
+        return self.built and _MESSAGES.__get__(self, LLMCallHookContext) != self._as_built
 
 
 class DictsView(Protocol):

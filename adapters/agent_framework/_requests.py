@@ -16,7 +16,7 @@ from typing import Any
 
 from hookport.boundary import apost_step, apre_step
 from hookport.calls import ResponseShape, amodel_call, model_hooks_active
-from hookport.contexts import LLMCallHookContext
+from hookport.contexts import LazyModelContext, LLMCallHookContext, set_model_fields
 from hookport.dispatch import adispatch
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport import registry
@@ -129,18 +129,13 @@ def get_response(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
     return amodel_call(ChatContext(wrapped, messages, rest, kwargs, instance, run, iterations), send, CHAT_SHAPE)
 
 
-_SLOT = LLMCallHookContext.__dict__["messages"]
-"""The base class's storage for `messages` (a slot descriptor), under `ChatContext`'s property."""
-_UNBUILT: Any = object()
-"""`messages` not built yet (a sentinel: an AttributeError per request would cost)."""
-
-
-class ChatContext(LLMCallHookContext):
+class ChatContext(LazyModelContext):
     """One hooked request: its context, and what `send` needs to send it. One object per request
     (no request holder, no bound methods, no keyword chain through the base ``__init__``);
     `messages` are converted when a hook first reads or sets them (`MessageView`)."""
 
     __slots__ = ("_wrapped", "_original", "_sent", "_rest", "_kwargs", "_view")
+    builds_before_set = True  # `outgoing` compares with what the request held
 
     def __init__(self, wrapped: Any, messages: Any, rest: tuple[Any, ...], kwargs: dict[str, Any], client: Any,
                  run: RunState | None, iterations: int) -> None:
@@ -150,34 +145,19 @@ class ChatContext(LLMCallHookContext):
         self._rest = rest
         self._kwargs = kwargs
         self._view: MessageView | None = None
-        _SLOT.__set__(self, _UNBUILT)
-        self.llm = client
-        self.iterations = iterations
-        self.response = None
-        self.executor = None
-        self.duration_ms = None
+        set_model_fields(self, client, iterations)
         set_run_fields(self, run)
 
-    def _get_messages(self) -> list[dict[str, Any]]:
-        value = _SLOT.__get__(self, LLMCallHookContext)
-        if value is _UNBUILT:
-            self._view = view = MessageView(self._sent)
-            value = list(view.dicts)
-            _SLOT.__set__(self, value)
-        return value  # type: ignore[no-any-return]
-
-    def _set_messages(self, value: list[dict[str, Any]]) -> None:
-        self._get_messages()  # built first: `outgoing` compares with what the request held
-        _SLOT.__set__(self, value)
-
-    messages = property(_get_messages, _set_messages)  # type: ignore[assignment]
+    def _build_messages(self) -> list[dict[str, Any]]:
+        self._view = view = MessageView(self._sent)
+        return list(view.dicts)
 
     def outgoing(self) -> Any:
         """What the request sends: the originals unless hooks read and changed the messages."""
         view = self._view
         if view is None:
             return self._original
-        messages = _SLOT.__get__(self, LLMCallHookContext)
+        messages = self.messages  # built: the view exists
         return self._original if not view.changed(messages) else view.to_messages(messages)
 
 

@@ -13,17 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hookport.contexts import LLMCallHookContext, ToolCallHookContext, set_shared_fields
+from hookport.contexts import LazyModelContext, ToolCallHookContext, set_model_fields, set_shared_fields
 
 from hookport.adapters.langchain._messages import carry_back, snapshot
 
-_SLOT = LLMCallHookContext.__dict__["messages"]
-"""The base class's storage for `messages` (a slot descriptor), under the lazy property."""
-_UNBUILT: Any = object()
-"""`messages` not built yet (a sentinel, not a missing slot: an AttributeError per call costs)."""
-
-
-class LazyLLMContext(LLMCallHookContext):
+class LazyLLMContext(LazyModelContext):
     """`LLMCallHookContext` whose `messages` are converted from `source` on first access."""
 
     __slots__ = ("_source", "_convert", "_dicts", "_before")
@@ -46,50 +40,30 @@ class LazyLLMContext(LLMCallHookContext):
         self._convert = convert
         self._dicts: list[dict[str, Any]] | None = None
         self._before: list[dict[str, Any]] | None = None
-        _SLOT.__set__(self, _UNBUILT)
-        self.llm = llm
-        self.iterations = iterations
-        self.response = None
-        self.executor = None
-        self.duration_ms = None
+        set_model_fields(self, llm, iterations)
         set_shared_fields(self, agent, agent_role, None, None, None, framework, metadata)
 
-    def _get_messages(self) -> list[Any]:
-        value = _SLOT.__get__(self, LLMCallHookContext)
-        if value is not _UNBUILT:
-            return value  # type: ignore[no-any-return]
+    def _build_messages(self) -> list[dict[str, Any]]:
         dicts = [self._convert(m) for m in self._source]
         self._dicts = dicts
         self._before = snapshot(dicts)
-        shown = list(dicts)
-        _SLOT.__set__(self, shown)
-        return shown
-
-    def _set_messages(self, value: Any) -> None:
-        _SLOT.__set__(self, value)
-
-    messages = property(_get_messages, _set_messages)  # type: ignore[assignment]
-
-    @property
-    def touched(self) -> bool:
-        """True once a hook read or set `messages`."""
-        return _SLOT.__get__(self, LLMCallHookContext) is not _UNBUILT
+        return list(dicts)
 
     def edited(self) -> list[Any] | None:
         """The messages as hooks left them, or None when no hook touched them or they are unchanged."""
-        edited = _SLOT.__get__(self, LLMCallHookContext)
-        if edited is _UNBUILT:
+        edited = self.held_messages()
+        if edited is None:
             return None
         dicts = self._dicts or []
         before = self._before or []
         if len(edited) == len(dicts) and all(e is d and e == b for e, d, b in zip(edited, dicts, before)):
             return None
-        return edited  # type: ignore[no-any-return]
+        return edited
 
     def outgoing(self) -> list[Any] | None:
         """The LangChain messages to send instead of `source`, or None when hooks changed nothing."""
-        edited = _SLOT.__get__(self, LLMCallHookContext)
-        if edited is _UNBUILT:
+        edited = self.held_messages()
+        if edited is None:
             return None
         return carry_back(self._source, self._dicts or [], self._before or [], edited)
 

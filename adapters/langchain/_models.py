@@ -115,7 +115,7 @@ class ChatCall(ResponseShape[Any]):
 
     def arguments(self, ctx: LazyLLMContext, asynchronous: bool) -> tuple[tuple[Any, ...], dict[str, Any]]:
         args, kwargs = self.args, self.kwargs
-        replaced = ctx.outgoing() if ctx.touched else None
+        replaced = ctx.outgoing() if ctx.built else None
         if replaced is not None:
             args, kwargs = _with_arg(args, kwargs, 0, "messages", replaced)
         if _state.get_stream_mode() == "buffered":
@@ -551,7 +551,7 @@ def _chat_stream_start(instance: Any, args: tuple[Any, ...], kwargs: dict[str, A
 
 
 def _chat_stream_arguments(ctx: LazyLLMContext, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    replaced = ctx.outgoing() if ctx.touched else None
+    replaced = ctx.outgoing() if ctx.built else None
     return _with_arg(args, kwargs, 0, "input", replaced) if replaced is not None else (args, kwargs)
 
 
@@ -574,7 +574,7 @@ def _llm_stream_start(instance: Any, args: tuple[Any, ...], kwargs: dict[str, An
 
 
 def _llm_stream_arguments(ctx: LazyLLMContext, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    prompt = _edited_prompt(ctx) if ctx.touched else None
+    prompt = _edited_prompt(ctx) if ctx.built else None
     return _with_arg(args, kwargs, 0, "input", prompt) if prompt is not None else (args, kwargs)
 
 
@@ -638,7 +638,7 @@ class _Completion:
         prompts = []
         for i in indexes:
             ctx = self.contexts[i]
-            edited = _edited_prompt(ctx) if ctx.touched else None
+            edited = _edited_prompt(ctx) if ctx.built else None
             prompts.append(edited if edited is not None else self.prompts[i])
         args, kwargs = _with_arg(self.args, self.kwargs, 0, "prompts", prompts)
         if len(prompts) == len(self.prompts):

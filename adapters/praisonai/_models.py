@@ -55,7 +55,7 @@ from hookport.calls import (
     tool_hooks_active,
     outer_layer_dispatched_model,
 )
-from hookport.contexts import LLMCallHookContext
+from hookport.contexts import LazyModelContext, LLMCallHookContext, set_model_fields, set_shared_fields
 from hookport.dispatch import dispatch
 from hookport.points import ExtensionPoint, InterceptionPoint
 from hookport.registry import has_hooks
@@ -107,12 +107,7 @@ def _plain(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-_MESSAGES_SLOT: Any = LLMCallHookContext.__dict__["messages"]
-_LAZY: Any = object()
-_BUILT: Any = object()
-
-
-class PraisonAIModelContext(LLMCallHookContext):
+class PraisonAIModelContext(LazyModelContext):
     """An `LLMCallHookContext` whose `messages` are converted on first read.
 
     Copying the whole conversation into OpenAI-style dicts costs more than the
@@ -125,28 +120,19 @@ class PraisonAIModelContext(LLMCallHookContext):
 
     __slots__ = ("_native",)
 
-    def __init__(self, native: Any, **fields: Any) -> None:
+    def __init__(self, native: Any, *, llm: Any, iterations: int, agent: Any, agent_role: str | None,
+                 framework: str, metadata: dict[str, Any]) -> None:
         self._native = native
-        super().__init__(_LAZY, **fields)
+        set_model_fields(self, llm, iterations)
+        set_shared_fields(self, agent, agent_role, None, None, None, framework, metadata)
 
-    @property  # type: ignore[override]
-    def messages(self) -> list[dict[str, Any]]:
-        if self._native is not _BUILT:
-            _MESSAGES_SLOT.__set__(self, as_message_dicts(self._native))
-            self._native = _BUILT
-        return _MESSAGES_SLOT.__get__(self, LLMCallHookContext)  # type: ignore[no-any-return]
-
-    @messages.setter
-    def messages(self, value: list[dict[str, Any]]) -> None:
-        if value is not _LAZY:
-            _MESSAGES_SLOT.__set__(self, value)
-            self._native = _BUILT
+    def _build_messages(self) -> list[dict[str, Any]]:
+        return as_message_dicts(self._native)
 
     def request_messages(self) -> Any:
-        """What the request sends: the hooks' list once anyone read it, else PraisonAI's own."""
-        if self._native is _BUILT:
-            return _MESSAGES_SLOT.__get__(self, LLMCallHookContext)
-        return self._native
+        """What the request sends: the hooks' list once anyone read or set it, else PraisonAI's own."""
+        held = self.held_messages()
+        return self._native if held is None else held
 
 
 def _context(messages: Any, params: Kwargs, api: str) -> PraisonAIModelContext:
