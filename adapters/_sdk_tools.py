@@ -57,6 +57,8 @@ from hookport.points import InterceptionPoint
 from hookport.adapters._sdk_data import json_encoder, parse_arguments
 
 P = InterceptionPoint
+_PRE_TOOL, _POST_TOOL = P.PRE_TOOL_CALL, P.POST_TOOL_CALL
+"""Module constants: no Enum metaclass hook per reviewed call on Python 3.10/3.11."""
 V = TypeVar("V")
 LIMIT = 4096
 ALLOWED_LIMIT = 256
@@ -299,10 +301,10 @@ class ToolLedger:
         for call in calls:
             ctx = self._context(call, api)
             try:
-                dispatch(P.PRE_TOOL_CALL, ctx)
+                dispatch(_PRE_TOOL, ctx)
             except HookAborted as refusal:
                 self._mark_refused(ctx, refusal)
-                dispatch(P.POST_TOOL_CALL, ctx)
+                dispatch(_POST_TOOL, ctx)
                 review.refused.append((call, str(ctx.tool_result)))
             else:
                 self._allow(review, call, ctx)
@@ -316,10 +318,10 @@ class ToolLedger:
         for call in calls:
             ctx = self._context(call, api)
             try:
-                await adispatch(P.PRE_TOOL_CALL, ctx)
+                await adispatch(_PRE_TOOL, ctx)
             except HookAborted as refusal:
                 self._mark_refused(ctx, refusal)
-                await adispatch(P.POST_TOOL_CALL, ctx)
+                await adispatch(_POST_TOOL, ctx)
                 review.refused.append((call, str(ctx.tool_result)))
             else:
                 self._allow(review, call, ctx)
@@ -405,14 +407,14 @@ class ToolLedger:
         instead, or None."""
         ctx = self._settle_context(call_id, result) if tool_hooks_active() else None
         if ctx is not None:
-            dispatch(P.POST_TOOL_CALL, ctx)
+            dispatch(_POST_TOOL, ctx)
         return self._settled(call_id, ctx)
 
     async def asettle(self, call_id: str, result: str) -> str | None:
         """`settle` for async call sites."""
         ctx = self._settle_context(call_id, result) if tool_hooks_active() else None
         if ctx is not None:
-            await adispatch(P.POST_TOOL_CALL, ctx)
+            await adispatch(_POST_TOOL, ctx)
         return self._settled(call_id, ctx)
 
     @property

@@ -39,7 +39,7 @@ import asyncio
 import contextvars
 import inspect
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Optional, TypeVar
 
@@ -253,11 +253,17 @@ async def _serve(request: _Request, call: Callable[[Any], Awaitable[Any]]) -> No
     sibling drain) would not wait for the worker, and would lose the error."""
     restore = _enter(request.context)
     cancels = _cancel_requests()
+    watch: _CancelWatch | None = None
     try:
-        result = await call(request.ctx)
+        if _COUNTS_CANCELS:
+            result = await call(request.ctx)
+        else:
+            watch = _CancelWatch(call(request.ctx))
+            result = await watch
     except BaseException as error:
         request.settle(error=error)
-        if isinstance(error, asyncio.CancelledError) or _cancel_requests() > cancels:
+        if (isinstance(error, asyncio.CancelledError) or _cancel_requests() > cancels
+                or watch is not None and watch.wound_down(error)):
             raise
         return
     finally:
@@ -265,10 +271,58 @@ async def _serve(request: _Request, call: Callable[[Any], Awaitable[Any]]) -> No
     request.settle(result)
 
 
+_COUNTS_CANCELS = hasattr(asyncio.Task, "cancelling")
+"""Python 3.11+: ``Task.cancelling()`` counts the cancels a task has pending. 3.10 keeps no record,
+so there the bridge watches its call for the cancel instead (`_CancelWatch`)."""
+
+
 def _cancel_requests() -> int:
     """How many cancels this task has pending (``Task.cancelling``, Python 3.11+; 0 before)."""
     cancelling = getattr(asyncio.current_task(), "cancelling", None)
     return int(cancelling()) if cancelling is not None else 0
+
+
+class _CancelWatch:
+    """An awaitable that passes `awaitable` through and keeps the `CancelledError`s thrown into it,
+    for Python 3.10, which has no ``Task.cancelling()``: a task's cancel reaches the coroutine it runs
+    as a thrown `CancelledError` that goes down the chain of awaits, through this one, to the call's
+    own await. A failure the call raises while handling one of them (``raise ... from cancel``) is
+    the call winding down after a cancel (`wound_down`); a cancel scope inside the call that takes
+    its own cancel back (anyio's, httpx's) leaves no such trace on a later, ordinary failure."""
+
+    __slots__ = ("_awaitable", "_thrown")
+
+    def __init__(self, awaitable: Awaitable[Any]) -> None:
+        self._awaitable = awaitable
+        self._thrown: list[BaseException] = []
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        inner = self._awaitable.__await__()
+        sent: Any = None
+        thrown: BaseException | None = None
+        while True:
+            try:
+                yielded = inner.send(sent) if thrown is None else inner.throw(thrown)
+            except StopIteration as done:
+                return done.value
+            sent, thrown = None, None
+            try:
+                sent = yield yielded
+            except BaseException as error:  # noqa: BLE001 - every throw goes on to the call
+                if isinstance(error, asyncio.CancelledError):
+                    self._thrown.append(error)
+                thrown = error
+
+    def wound_down(self, failure: BaseException) -> bool:
+        """True when `failure` was raised while handling a cancel thrown into the call."""
+        seen: set[int] = set()
+        link: BaseException | None = failure
+        while link is not None and id(link) not in seen:
+            if any(link is cancel for cancel in self._thrown):
+                return True
+            seen.add(id(link))
+            link = link.__cause__ or link.__context__
+        return False
 
 
 def _enter(context: contextvars.Context) -> list[tuple[contextvars.ContextVar[Any], Any, contextvars.Token[Any]]]:

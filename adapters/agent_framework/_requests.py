@@ -29,9 +29,12 @@ from hookport.adapters.agent_framework._state import FRAMEWORK, RunState, curren
 P = InterceptionPoint
 STEP_KIND = "tool_loop"
 """`StepContext.kind` of a step: one iteration of the tool loop (a model request and the tools it asked for)."""
-_STEP_POINTS = (P.PRE_STEP, P.POST_STEP)
-_WRAP_MODEL = ExtensionPoint.WRAP_MODEL_CALL
-_MODEL_POINTS = (P.PRE_MODEL_CALL, P.POST_MODEL_CALL, _WRAP_MODEL)
+_PRE_STEP, _POST_STEP = P.PRE_STEP, P.POST_STEP
+_STEP_POINTS = (_PRE_STEP, _POST_STEP)
+_PRE_MODEL, _POST_MODEL, _WRAP_MODEL = P.PRE_MODEL_CALL, P.POST_MODEL_CALL, ExtensionPoint.WRAP_MODEL_CALL
+_MODEL_POINTS = (_PRE_MODEL, _POST_MODEL, _WRAP_MODEL)
+"""Module constants: on Python 3.10 and 3.11 ``P.PRE_STEP`` goes through EnumType's ``__getattr__`` hook
+(about 900 instructions a read), and every request of a followed run reads three to five points."""
 
 
 _ANSWER_TYPES: tuple[type, type] | None = None
@@ -112,8 +115,8 @@ def get_response(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dic
             return wrapped(*args, **kwargs)
         iterations, run.model_calls = run.model_calls, run.model_calls + 1  # this agent's calls before this one
         scoped = registry._open_scopes
-        steps = bool(chains[P.PRE_STEP] or chains[P.POST_STEP] or scoped and any_hooks(_STEP_POINTS))
-        if not steps and not (chains[P.PRE_MODEL_CALL] or chains[P.POST_MODEL_CALL] or chains[_WRAP_MODEL] or
+        steps = bool(chains[_PRE_STEP] or chains[_POST_STEP] or scoped and any_hooks(_STEP_POINTS))
+        if not steps and not (chains[_PRE_MODEL] or chains[_POST_MODEL] or chains[_WRAP_MODEL] or
                               scoped and any_hooks(_MODEL_POINTS)):  # `any_hooks(_MODEL_POINTS)`, by lookups
             return wrapped(*args, **kwargs)
     messages = args[0] if args else kwargs.pop("messages", None)
@@ -185,7 +188,7 @@ async def _streamed(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, .
     if not model_hooks_active():
         return await _stream_of(wrapped(messages, *rest, **kwargs))
     ctx = ChatContext(wrapped, messages, rest, kwargs, client, run, iterations)
-    await adispatch(P.PRE_MODEL_CALL, ctx)
+    await adispatch(_PRE_MODEL, ctx)
     started = perf_counter()
     stream = await _stream_of(wrapped(ctx.outgoing(), *rest, **kwargs))
     if stream is None or not hasattr(stream, "with_result_hook"):
@@ -196,7 +199,7 @@ async def _streamed(wrapped: Any, client: Any, messages: Any, rest: tuple[Any, .
     async def after(response: Any) -> Any:
         ctx.duration_ms = (perf_counter() - started) * 1000.0
         ctx.response = original = response_text(response)
-        await adispatch(P.POST_MODEL_CALL, ctx)
+        await adispatch(_POST_MODEL, ctx)
         if ctx.response is not None and ctx.response != original:
             return with_response_text(response, ctx.response, "chat")
         return response
@@ -219,7 +222,7 @@ async def _buffered(stream: Any, ctx: LLMCallHookContext, started: float) -> Any
     response = await stream.get_final_response()
     ctx.duration_ms = (perf_counter() - started) * 1000.0
     ctx.response = original = response_text(response)
-    await adispatch(P.POST_MODEL_CALL, ctx)
+    await adispatch(_POST_MODEL, ctx)
     if ctx.response is not None and ctx.response != original:
         response = with_response_text(response, ctx.response, "chat")
 
