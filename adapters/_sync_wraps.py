@@ -278,8 +278,8 @@ so there the bridge watches its call for the cancel instead (`_CancelWatch`)."""
 
 def _cancel_requests() -> int:
     """How many cancels this task has pending (``Task.cancelling``, Python 3.11+; 0 before)."""
-    cancelling = getattr(asyncio.current_task(), "cancelling", None)
-    return int(cancelling()) if cancelling is not None else 0
+    task = asyncio.current_task()
+    return task.cancelling() if _COUNTS_CANCELS and task is not None else 0
 
 
 class _CancelWatch:

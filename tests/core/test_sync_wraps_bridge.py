@@ -167,6 +167,7 @@ def test_a_hook_that_retries_calls_the_real_call_again_in_the_callers_task() -> 
     assert asyncio.run(hooked(flaky)) == "second attempt"
     assert len(attempts) == 2
 
+
 def test_a_failure_after_a_cancel_the_call_took_back_still_reaches_the_hook() -> None:
     """A cancel scope inside the call (anyio's, httpx's: the call cancels its own task and takes the
     cancel back) is no cancel of the caller: a later, ordinary failure goes to the wrap hook, which
@@ -192,6 +193,24 @@ def test_a_failure_after_a_cancel_the_call_took_back_still_reaches_the_hook() ->
     assert asyncio.run(asyncio.wait_for(hooked(behind_a_cancel_scope), 10)) == "second attempt"
     assert len(attempts) == 2
 
+
+@pytest.mark.parametrize("denied", [False, True])
+def test_a_refused_tool_never_runs_behind_a_plain_wrap_hook(denied: bool) -> None:
+    """The bridge path of a refusal: PRE_TOOL_CALL runs on the worker, before any wrap hook, so a
+    refused call never reaches the real call in the caller's task; the twin without the deny shows
+    the path does reach the tool."""
+    runs: list[str] = []
+    register_hook(W, passthrough)
+    if denied:
+        register_hook(InterceptionPoint.PRE_TOOL_CALL, lambda ctx: False)
+
+    async def archive(ctx: ToolCallHookContext) -> str:
+        runs.append(ctx.tool_name)
+        return "archived"
+
+    result = asyncio.run(asyncio.wait_for(hooked(archive), 10))
+    assert runs == ([] if denied else ["archive"])
+    assert (result == "archived") is not denied
 
 
 def test_a_hook_that_calls_again_after_the_cancel_is_refused_and_leaves_nothing_pending() -> None:
